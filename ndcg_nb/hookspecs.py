@@ -5,14 +5,14 @@
 # %% auto #0
 __all__ = ['hookspec', 'hookimpl', 'register_gains', 'register_discounts', 'register_truncations']
 
-# %% ../nbs/00_hookspecs.ipynb #0c8c0374
+# %% ../nbs/00_hookspecs.ipynb #e16b70d8
 import pluggy
 
-# %% ../nbs/00_hookspecs.ipynb #d0e4a91d
+# %% ../nbs/00_hookspecs.ipynb #22c8c9d8
 hookspec = pluggy.HookspecMarker("ndcg_nb")
 hookimpl = pluggy.HookimplMarker("ndcg_nb")
 
-# %% ../nbs/00_hookspecs.ipynb #58b6f11b
+# %% ../nbs/00_hookspecs.ipynb #1d01b3a4
 @hookspec
 def register_gains(register):
     """Register gain policies: how a relevance grade becomes a gain.
@@ -26,11 +26,11 @@ def register_gains(register):
     (bad results) or real-valued. Raise ``ValueError`` with a clear message for grades the
     policy cannot map (for example a grade missing from a gain table).
 
-    The ideal ranking sorts documents by grade, so a gain function should not decrease as
-    the grade grows; ndcg_nb places the ideal gains in decreasing order either way.
+    The gain need not grow with the grade: the ideal ranking takes the documents of largest
+    gain first.
     """
 
-# %% ../nbs/00_hookspecs.ipynb #3c2d1f19
+# %% ../nbs/00_hookspecs.ipynb #4718cb26
 @hookspec
 def register_discounts(register):
     """Register discount policies: the weight a gain receives at a rank.
@@ -44,7 +44,7 @@ def register_discounts(register):
     plain cumulative gain. Weights should be finite and should not grow with rank.
     """
 
-# %% ../nbs/00_hookspecs.ipynb #5a814768
+# %% ../nbs/00_hookspecs.ipynb #3e0ff6c0
 @hookspec
 def register_truncations(register):
     """Register truncation policies: how a ranked list is cut or padded to depth ``k``.
