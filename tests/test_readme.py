@@ -22,4 +22,5 @@ def test_readme_main_job_runs():
     assert command[0] == "ndcg-nb"
     done = subprocess.run([sys.executable, "-m", "ndcg_nb.cli", *command[1:]], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stderr
-    assert "NDCG" in done.stdout
+    last = done.stdout.strip().splitlines()[-1].split("\t")
+    assert last[0].strip() == "ndcg" and last[1] == "all" and 0 < float(last[2]) < 1, done.stdout

@@ -3,6 +3,7 @@
 Usage: python tools/make_readme.py [--check]
 With --check, exit 1 if README.md differs from what the notebook produces.
 """
+import os
 import re
 import sys
 from pathlib import Path
@@ -24,7 +25,14 @@ def _text(output) -> str:
 
 def render(notebook: Path = ROOT / "nbs" / "index.ipynb") -> str:
     nb = read_nb(notebook)
-    CaptureShell(path=notebook.parent).run_all(nb, exc_stop=True)
+    here = os.getcwd()
+    os.chdir(notebook.parent)
+    try:
+        shell = CaptureShell(path=notebook.parent)
+        shell.run("import pandas as pd; pd.set_option('display.width', 250); pd.set_option('display.max_columns', None)")
+        shell.run_all(nb, exc_stop=True)
+    finally:
+        os.chdir(here)
     parts = []
     for cell in nb.cells:
         source = cell.source.strip()
