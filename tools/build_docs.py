@@ -1,0 +1,331 @@
+"""Build the documentation site from the notebooks in nbs/ into docs/, offline (no Quarto).
+
+Usage: python tools/build_docs.py [--jobs N] [--keep-build]
+
+Steps, for every notebook under nbs/ (recursively; names starting with "_" or "." skipped):
+1. execute it top to bottom in a fresh interpreter, as nbdev's test runner does (cells marked
+   `#| eval: false` or with a flag from `tst_flags` are not run), so tables and plots appear;
+2. process it with nbdev's own notebook processors, as `nbdev_docs` would before Quarto:
+   `#| hide` and `#| export` cells are dropped, `show_doc` entries are added for exported
+   names and rendered, the title cell becomes front matter, backticked names are linked;
+3. turn nbdev's Quarto conventions into what MyST-NB understands (cell options become tags,
+   `show_doc` output becomes markdown with nbdev's anchors, links to the published site
+   become relative), and write it under the page name nbdev/Quarto would use
+   (`03_core.ipynb` -> `core.html`, `tutorials/01_x.ipynb` -> `tutorials/x.html`).
+Then Sphinx with MyST-NB and the Furo theme renders the pages (tools/docs_sphinx/conf.py),
+and docs/ is replaced by the result. The sidebar lists: home (nbs/index.ipynb), tutorials
+(nbs/tutorials/), guides (top-level notebooks without `default_exp`) and the API reference
+(top-level notebooks with `default_exp`), each in file-name order.
+
+Any notebook that fails to execute or render stops the build with its name and error; docs/
+is left untouched then.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SPHINX_CONF_DIR = ROOT / "tools" / "docs_sphinx"
+
+SECTIONS = ("Tutorials", "Guides", "API reference")  # sidebar order, after the home page
+_DIRECTIVE = re.compile(r"^\s*#\|\s*([\w-]+)\s*:?\s*(.*?)\s*$")
+
+
+@dataclass
+class Page:
+    source: Path  # the notebook in nbs/
+    docname: str  # page path without suffix, relative to the site root: "core", "tutorials/x"
+    section: str | None  # sidebar caption; None for the home page
+
+
+def _config():
+    from nbdev.config import get_config
+    return get_config()
+
+
+def _page_name(notebook: Path) -> str:
+    "nbdev/Quarto's page name: the file name without its numeric prefix, as in `03_core` -> `core`."
+    return re.sub(r"^\d+[_-]", "", notebook.stem)
+
+
+def _has_default_exp(notebook: Path) -> bool:
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    return any(c["cell_type"] == "code" and re.search(r"^#\|\s*default_exp\s", "".join(c["source"]), re.M)
+               for c in cells)
+
+
+def discover(nbs: Path) -> list[Page]:
+    "Every notebook under `nbs`, home page first, then by section and file name."
+    pages = []
+    for nb in sorted(nbs.rglob("*.ipynb")):
+        rel = nb.relative_to(nbs)
+        if any(part.startswith(("_", ".")) for part in rel.parts) or ".ipynb_checkpoints" in rel.parts:
+            continue
+        docname = "/".join([*rel.parent.parts, _page_name(nb)])
+        if docname == "index":
+            section = None
+        elif rel.parent.parts:
+            section = "Tutorials" if rel.parts[0] == "tutorials" else rel.parts[0].replace("_", " ").capitalize()
+        else:
+            section = "API reference" if _has_default_exp(nb) else "Guides"
+        pages.append(Page(nb, docname, section))
+    seen: dict[str, Path] = {}
+    for p in pages:
+        if p.docname in seen:
+            sys.exit(f"build_docs: {seen[p.docname]} and {p.source} would both become {p.docname}.html")
+        seen[p.docname] = p.source
+    if "index" not in seen:
+        sys.exit("build_docs: nbs/index.ipynb (the home page) is missing")
+    order = {None: -1, **{s: i for i, s in enumerate(SECTIONS)}}
+    return sorted(pages, key=lambda p: (order.get(p.section, len(SECTIONS)), p.section or "", p.source.name))
+
+
+# -- step 1 and 2: run in a fresh process per notebook (spawned, one task per process) --------
+
+def execute_notebook(task: tuple[str, str, list[str]]) -> str | None:
+    "Run notebook `src` as nbdev's test runner does and save it with its outputs to `dst`."
+    src, dst, skip_flags = Path(task[0]), Path(task[1]), set(task[2])
+    os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
+    from execnb.nbio import read_nb, write_nb
+    from execnb.shell import CaptureShell
+
+    nb = read_nb(src)
+
+    def no_eval(cell):
+        if cell.cell_type != "code" or "nbdev_export(" in cell.source:
+            return True
+        options, _ = _directives(cell.source)
+        return options.get("eval", "").lower() == "false" or bool(skip_flags & options.keys())
+
+    shell = CaptureShell(src, mpl_format="png")
+    cwd = os.getcwd()
+    os.chdir(src.parent)
+    try:
+        shell.run_all(nb, exc_stop=True, preproc=no_eval)
+    except Exception:
+        return f"{src}: execution failed\n{shell.prettytb(fname=src)}"
+    finally:
+        os.chdir(cwd)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    write_nb(_plain_nb(nb), dst)
+    return None
+
+
+def _plain_nb(nb):
+    "A notebook dict without execnb's private attributes, cell ids kept stable."
+    cells = []
+    for cell in nb["cells"]:
+        cells.append({k: v for k, v in cell.items() if not k.endswith("_")})
+    return {**{k: v for k, v in nb.items() if not k.endswith("_")}, "cells": cells}
+
+
+def process_notebook(task: tuple[str, str]) -> str | None:
+    "Apply nbdev's docs processors (what `nbdev_proc_nbs` does before Quarto) to an executed notebook."
+    src, dst = Path(task[0]), Path(task[1])
+    os.environ["IN_TEST"] = "1"  # as nbdev's docs driver does
+    warnings.filterwarnings("ignore", message="Found cells containing imports and other code")
+    from execnb.nbio import read_nb, write_nb
+    from nbdev.processors import FilterDefaults
+    try:
+        nb = read_nb(src)
+        FilterDefaults()(nb)
+    except Exception:
+        return f"{src}: nbdev processing failed\n{traceback.format_exc()}"
+    write_nb(nb, dst)
+    return None
+
+
+def _run_tasks(func, tasks, jobs: int) -> list[str]:
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(jobs, maxtasksperchild=1) as pool:
+        return [r for r in pool.map(func, tasks, chunksize=1) if r]
+
+
+# -- step 3: from nbdev's Quarto flavour to MyST-NB ------------------------------------------
+
+def _directives(source: str) -> tuple[dict[str, str], str]:
+    "Split a code cell into its `#|` options and the code without them."
+    options, code = {}, []
+    for line in source.splitlines():
+        m = _DIRECTIVE.match(line)
+        if m and not code:
+            options[m.group(1)] = m.group(2)
+        else:
+            code.append(line)
+    return options, "\n".join(code).strip("\n")
+
+
+def _relative_prefix(docname: str) -> str:
+    return "../" * docname.count("/")
+
+
+def _fix_links(text: str, prefix: str, site_url: str) -> str:
+    "Links to the published site become relative; nbdev's broken `#LNone` line anchors go."
+    text = text.replace(site_url, prefix)
+    return re.sub(r"#LNone\b", "", text)
+
+
+def _show_doc_markdown(markdown: str, prefix: str, site_url: str) -> str:
+    "nbdev's `show_doc` output as MyST markdown, with the anchor nbdev's links use."
+    from docutils.nodes import make_id
+    md = _fix_links(markdown, prefix, site_url)
+    md = re.sub(r"^\s*---\s*\n", "", md)  # Quarto's rule before each entry; CSS draws it instead
+    md = re.sub(r"\[source\]\(([^)]*)\)\{[^}]*\}",
+                r'<a class="nbdev-source" href="\1" target="_blank" rel="noopener">source</a>', md)
+
+    def anchor(m):
+        title = m.group(2).strip()
+        nbdev_id = title.lower()
+        extra = "" if make_id(title) == nbdev_id else f'<span id="{nbdev_id}"></span>\n\n'
+        return f"{extra}{m.group(1)} {title}"
+    return re.sub(r"^(#{2,6})\s+(.+)$", anchor, md, flags=re.M)
+
+
+def _front_matter(cell) -> dict:
+    import yaml
+    text = cell["source"].strip()
+    return yaml.safe_load(text.strip("-").strip()) or {}
+
+
+def to_myst(nb: dict, page: Page, site_url: str) -> dict:
+    "nbdev-processed notebook -> notebook for MyST-NB."
+    prefix = _relative_prefix(page.docname)
+    cells = []
+    for cell in nb["cells"]:
+        source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+        if cell["cell_type"] == "raw" and source.lstrip().startswith("---"):
+            fm = _front_matter({"source": source})
+            title = fm.get("title") or page.docname
+            head = f"# {title}"
+            if fm.get("description"):
+                head += "\n\n> " + " ".join(str(fm["description"]).split())
+            cells.append({"cell_type": "markdown", "metadata": {}, "source": head})
+            continue
+        if cell["cell_type"] == "markdown":
+            if source.strip().startswith("<!-- WARNING: THIS FILE WAS AUTOGENERATED"):
+                continue
+            cells.append({"cell_type": "markdown", "metadata": {}, "source": _fix_links(source, prefix, site_url)})
+            continue
+        if cell["cell_type"] != "code":
+            continue
+        options, code = _directives(source)
+        outputs = cell.get("outputs", [])
+        if options.get("include") == "false":
+            continue
+        markdown_out = [o for o in outputs if "text/markdown" in o.get("data", {})]
+        if options.get("output") == "asis" and markdown_out:  # a show_doc entry
+            for o in markdown_out:
+                md = o["data"]["text/markdown"]
+                md = md if isinstance(md, str) else "".join(md)
+                cells.append({"cell_type": "markdown", "metadata": {}, "source": _show_doc_markdown(md, prefix, site_url)})
+            continue
+        tags = []
+        if options.get("echo") == "false":
+            tags.append("remove-input")
+        if options.get("output") == "false":
+            tags.append("remove-output")
+        if options.get("code-fold") in ("show", "true"):
+            tags.append("hide-input")
+        if not code and not outputs:
+            continue
+        for o in outputs:
+            data = o.get("data", {})
+            if "text/markdown" in data:
+                md = data["text/markdown"]
+                data["text/markdown"] = _fix_links(md if isinstance(md, str) else "".join(md), prefix, site_url)
+        cells.append({"cell_type": "code", "execution_count": None, "metadata": {"tags": tags} if tags else {},
+                      "source": code, "outputs": outputs})
+    for i, cell in enumerate(cells):
+        cell["id"] = f"cell-{i}"  # stable ids: the same notebook gives the same page
+    return {"cells": cells, "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+                                         "language_info": {"name": "python", "pygments_lexer": "ipython3"}},
+            "nbformat": 4, "nbformat_minor": 5}
+
+
+def toctree(pages: list[Page]) -> str:
+    "Hidden toctrees, one per sidebar section, appended to the home page."
+    blocks = []
+    for section in dict.fromkeys(p.section for p in pages if p.section):
+        entries = "\n".join(p.docname for p in pages if p.section == section)
+        blocks.append(f"```{{toctree}}\n:hidden:\n:caption: {section}\n\n{entries}\n```")
+    return "\n\n".join(blocks)
+
+
+# -- the build ---------------------------------------------------------------------------------
+
+def build(out: Path, jobs: int, keep_build: bool = False) -> None:
+    cfg = _config()
+    nbs = Path(cfg.nbs_path)
+    skip_flags = cfg.get("tst_flags", "").split()
+    site_url = (cfg.doc_host.rstrip("/") + "/" + cfg.doc_baseurl.strip("/") + "/") if cfg.get("doc_host") else "\0"
+    pages = discover(nbs)
+    work = Path(tempfile.mkdtemp(prefix="ndcg_nb-docs-"))
+    executed, processed, source, html = (work / d for d in ("executed", "processed", "source", "html"))
+    t0 = time.time()
+    print(f"build_docs: {len(pages)} notebooks, {jobs} jobs, work dir {work}", flush=True)
+
+    failures = _run_tasks(execute_notebook,
+                          [(str(p.source), str(executed / f"{p.docname}.ipynb"), skip_flags) for p in pages], jobs)
+    if failures:
+        sys.exit("build_docs: notebooks failed to execute; docs/ not touched.\n\n" + "\n\n".join(failures))
+    print(f"build_docs: executed in {time.time() - t0:.0f}s", flush=True)
+
+    for p in pages:
+        (processed / p.docname).parent.mkdir(parents=True, exist_ok=True)
+    failures = _run_tasks(process_notebook, [(str(executed / f"{p.docname}.ipynb"), str(processed / f"{p.docname}.ipynb"))
+                                             for p in pages], jobs)
+    if failures:
+        sys.exit("build_docs: nbdev processing failed; docs/ not touched.\n\n" + "\n\n".join(failures))
+    print(f"build_docs: processed with nbdev in {time.time() - t0:.0f}s", flush=True)
+
+    for p in pages:
+        nb = json.loads((processed / f"{p.docname}.ipynb").read_text(encoding="utf-8"))
+        myst = to_myst(nb, p, site_url)
+        if p.docname == "index":
+            myst["cells"].append({"cell_type": "markdown", "id": "toctree", "metadata": {}, "source": toctree(pages)})
+        dst = source / f"{p.docname}.ipynb"
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        dst.write_text(json.dumps(myst, indent=1, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
+
+    from sphinx.cmd.build import build_main
+    args = ["-b", "html", "-q", "-W", "--keep-going", "-c", str(SPHINX_CONF_DIR), "-d", str(work / "doctrees"),
+            "-j", str(jobs), str(source), str(html)]
+    if build_main(args) != 0:
+        sys.exit(f"build_docs: Sphinx reported errors (see above); docs/ not touched. Sources: {source}")
+    for leftover in (".buildinfo", ".buildinfo.bak"):  # Sphinx's rebuild bookkeeping, not part of the site
+        (html / leftover).unlink(missing_ok=True)
+    for folder in sorted(html.rglob("*"), reverse=True):  # e.g. an empty _sources/
+        if folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
+    if out.exists():
+        shutil.rmtree(out)
+    shutil.copytree(html, out)
+    print(f"build_docs: wrote {out} in {time.time() - t0:.0f}s", flush=True)
+    if not keep_build:
+        shutil.rmtree(work)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="notebooks run in parallel")
+    parser.add_argument("--keep-build", action="store_true", help="keep the intermediate notebooks (path printed)")
+    args = parser.parse_args(argv)
+    os.chdir(ROOT)
+    cfg = _config()
+    build(ROOT / cfg.doc_path.name if Path(cfg.doc_path).is_absolute() else ROOT / cfg.doc_path, args.jobs, args.keep_build)
+
+
+if __name__ == "__main__":
+    main()
