@@ -5,7 +5,8 @@ Usage: python tools/build_docs.py [--jobs N] [--keep-build]
 Steps, for every notebook under nbs/ (recursively; names starting with "_" or "." skipped):
 1. execute it top to bottom in a fresh interpreter, as nbdev's test runner does (cells marked
    `#| eval: false` or with a flag from `tst_flags` are not run), so tables and plots appear;
-2. process it with nbdev's own notebook processors, as `nbdev_docs` would before Quarto:
+2. in that same interpreter, process it with nbdev's own notebook processors, as `nbdev_docs`
+   would before Quarto:
    `#| hide` and `#| export` cells are dropped, `show_doc` entries are added for exported
    names and rendered, the title cell becomes front matter, backticked names are linked;
 3. turn nbdev's Quarto conventions into what MyST-NB understands (cell options become tags,
@@ -92,14 +93,23 @@ def discover(nbs: Path) -> list[Page]:
     return sorted(pages, key=lambda p: (order.get(p.section, len(SECTIONS)), p.section or "", p.source.name))
 
 
-# -- step 1 and 2: run in a fresh process per notebook (spawned, one task per process) --------
+# -- steps 1 and 2, in a fresh process per notebook (spawned, one task per process) -------------
 
-def execute_notebook(task: tuple[str, str, list[str]]) -> str | None:
-    "Run notebook `src` as nbdev's test runner does and save it with its outputs to `dst`."
+def execute_and_process(task: tuple[str, str, list[str]]) -> str | None:
+    """Run notebook `src` top to bottom, then apply nbdev's docs processors; save the result to `dst`.
+
+    Runs as nbdev's test runner does (same skipped cells). nbdev's processors are used as
+    `nbdev_proc_nbs` uses them, except that `show_doc` cells are evaluated in the shell that
+    just ran the notebook, instead of nbdev re-running the notebook's import cells in a new
+    one: every name the notebook defined is there, whatever cell defined it.
+    """
     src, dst, skip_flags = Path(task[0]), Path(task[1]), set(task[2])
     os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
+    warnings.filterwarnings("ignore", message="Found cells containing imports and other code")
     from execnb.nbio import read_nb, write_nb
     from execnb.shell import CaptureShell
+    from nbdev.process import NBProcessor, Processor
+    from nbdev.processors import FilterDefaults, _is_showdoc, exec_show_docs
 
     nb = read_nb(src)
 
@@ -110,39 +120,27 @@ def execute_notebook(task: tuple[str, str, list[str]]) -> str | None:
         return options.get("eval", "").lower() == "false" or bool(skip_flags & options.keys())
 
     shell = CaptureShell(src, mpl_format="png")
-    cwd = os.getcwd()
-    os.chdir(src.parent)
+    os.chdir(src.parent)  # notebooks use paths relative to their folder, as under nbdev_test
     try:
         shell.run_all(nb, exc_stop=True, preproc=no_eval)
     except Exception:
         return f"{src}: execution failed\n{shell.prettytb(fname=src)}"
-    finally:
-        os.chdir(cwd)
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    write_nb(_plain_nb(nb), dst)
-    return None
+    shell.run_cell("from nbdev.showdoc import show_doc")
 
+    class show_docs_in_shell(Processor):
+        "Evaluate the `show_doc` cells (the notebook's and those nbdev added) in the notebook's shell."
+        def cell(self, cell):
+            if cell.cell_type == "code" and _is_showdoc(cell):
+                shell.cell(cell)
+                if shell.exc:
+                    raise RuntimeError(f"cell {cell.idx_}:\n{cell.source}") from shell.exc
 
-def _plain_nb(nb):
-    "A notebook dict without execnb's private attributes, cell ids kept stable."
-    cells = []
-    for cell in nb["cells"]:
-        cells.append({k: v for k, v in cell.items() if not k.endswith("_")})
-    return {**{k: v for k, v in nb.items() if not k.endswith("_")}, "cells": cells}
-
-
-def process_notebook(task: tuple[str, str]) -> str | None:
-    "Apply nbdev's docs processors (what `nbdev_proc_nbs` does before Quarto) to an executed notebook."
-    src, dst = Path(task[0]), Path(task[1])
-    os.environ["IN_TEST"] = "1"  # as nbdev's docs driver does
-    warnings.filterwarnings("ignore", message="Found cells containing imports and other code")
-    from execnb.nbio import read_nb, write_nb
-    from nbdev.processors import FilterDefaults
+    procs = [show_docs_in_shell if p is exec_show_docs else p for p in FilterDefaults().procs()]
     try:
-        nb = read_nb(src)
-        FilterDefaults()(nb)
+        NBProcessor(nb=nb, procs=procs).process()
     except Exception:
         return f"{src}: nbdev processing failed\n{traceback.format_exc()}"
+    dst.parent.mkdir(parents=True, exist_ok=True)
     write_nb(nb, dst)
     return None
 
@@ -174,6 +172,7 @@ def _relative_prefix(docname: str) -> str:
 def _fix_links(text: str, prefix: str, site_url: str) -> str:
     "Links to the published site become relative; nbdev's broken `#LNone` line anchors go."
     text = text.replace(site_url, prefix)
+    text = re.sub(r"``(\[`[^`]+`\]\([^)\s]+\))``", r"\1", text)  # nbdev links inside an RST ``literal``
     return re.sub(r"#LNone\b", "", text)
 
 
@@ -272,23 +271,15 @@ def build(out: Path, jobs: int, keep_build: bool = False) -> None:
     site_url = (cfg.doc_host.rstrip("/") + "/" + cfg.doc_baseurl.strip("/") + "/") if cfg.get("doc_host") else "\0"
     pages = discover(nbs)
     work = Path(tempfile.mkdtemp(prefix="ndcg_nb-docs-"))
-    executed, processed, source, html = (work / d for d in ("executed", "processed", "source", "html"))
+    processed, source, html = (work / d for d in ("processed", "source", "html"))
     t0 = time.time()
     print(f"build_docs: {len(pages)} notebooks, {jobs} jobs, work dir {work}", flush=True)
 
-    failures = _run_tasks(execute_notebook,
-                          [(str(p.source), str(executed / f"{p.docname}.ipynb"), skip_flags) for p in pages], jobs)
+    failures = _run_tasks(execute_and_process,
+                          [(str(p.source.resolve()), str(processed / f"{p.docname}.ipynb"), skip_flags) for p in pages], jobs)
     if failures:
-        sys.exit("build_docs: notebooks failed to execute; docs/ not touched.\n\n" + "\n\n".join(failures))
-    print(f"build_docs: executed in {time.time() - t0:.0f}s", flush=True)
-
-    for p in pages:
-        (processed / p.docname).parent.mkdir(parents=True, exist_ok=True)
-    failures = _run_tasks(process_notebook, [(str(executed / f"{p.docname}.ipynb"), str(processed / f"{p.docname}.ipynb"))
-                                             for p in pages], jobs)
-    if failures:
-        sys.exit("build_docs: nbdev processing failed; docs/ not touched.\n\n" + "\n\n".join(failures))
-    print(f"build_docs: processed with nbdev in {time.time() - t0:.0f}s", flush=True)
+        sys.exit(f"build_docs: {len(failures)} notebook(s) failed; docs/ not touched.\n\n" + "\n\n".join(failures))
+    print(f"build_docs: executed and processed with nbdev in {time.time() - t0:.0f}s", flush=True)
 
     for p in pages:
         nb = json.loads((processed / f"{p.docname}.ipynb").read_text(encoding="utf-8"))

@@ -22,6 +22,7 @@ exclude_patterns = ["**.ipynb_checkpoints"]
 # The notebooks arrive executed, with their outputs: MyST-NB only renders them.
 nb_execution_mode = "off"
 nb_merge_streams = True
+nb_render_markdown_format = "myst"  # markdown outputs (show_doc, tables) as MyST, with tables
 myst_enable_extensions = ["dollarmath", "amsmath"]
 # Notebooks link each other the nbdev way, as `core.html` or `tutorials/x.html#anchor`: keep
 # such links as written (the pages get those names); tests/test_docs.py checks they resolve.
@@ -32,6 +33,7 @@ html_theme = "furo"
 html_title = cfg["title"]
 html_static_path = ["_static"]
 html_css_files = ["ndcg_nb.css"]
+html_favicon = "_static/favicon.svg"
 html_math_renderer = "mathml"  # math as MathML: no MathJax download, works offline
 html_copy_source = False
 html_show_sourcelink = False
