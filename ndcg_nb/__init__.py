@@ -12,7 +12,11 @@ from .plugins import (PluginError, PolicyConflictError, UnknownPolicyError, list
                              register_plugin, unregister_plugin)
 from .core import cg, dcg, idcg, ndcg, ndcg_dataset, DatasetScore
 from .explain import explain
+from .precision import average_precision, precision_at_k
+from .evaluate import evaluate, Convention
+from .runs import read_qrels, read_run
 
-__all__ = ["cg", "dcg", "idcg", "ndcg", "ndcg_dataset", "DatasetScore", "explain", "hookimpl",
+__all__ = ["cg", "dcg", "idcg", "ndcg", "ndcg_dataset", "DatasetScore", "explain", "average_precision",
+           "precision_at_k", "evaluate", "Convention", "read_qrels", "read_run", "hookimpl",
            "list_plugins", "register_plugin", "unregister_plugin", "PluginError", "PolicyConflictError",
            "UnknownPolicyError"]

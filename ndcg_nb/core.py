@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .plugins import BoundPolicy, PluginError, resolve_policy
+from .policies import check_depth
 
 # %% auto #0
 __all__ = ['ZERO_IDCG_POLICIES', 'Batch', 'as_batch', 'Scores', 'score_batch', 'cg', 'dcg', 'idcg', 'ndcg', 'DatasetScore',
@@ -213,8 +214,7 @@ def _checked(policy: BoundPolicy, values, shape, what: str) -> np.ndarray:
 def score_batch(batch: Batch, k: int | None = None, *, ideal: Batch | None = None,
                 gain="linear", discount="log2", truncation="cut", tie_groups: np.ndarray | None = None) -> Scores:
     "DCG and IDCG of every list of `batch` at depth `k` (see the steps above)."
-    if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
-        raise ValueError(f"depth k must be a positive integer or None, got {k!r}")
+    check_depth(k)
     gain, discount, truncation = _policies(gain, discount, truncation)
     pool = batch if ideal is None else ideal
     if len(pool) != len(batch):
@@ -222,10 +222,12 @@ def score_batch(batch: Batch, k: int | None = None, *, ideal: Batch | None = Non
     n = len(batch)
 
     pool_valid = pool.valid
-    by_grade = np.argsort(np.where(pool_valid, -pool.grades, np.inf), axis=1, kind="stable")
+    harmless = pool_valid & (pool.grades >= 0)    # documents an ideal ranking would show
+    harmful = pool_valid & (pool.grades < 0)
+    by_grade = np.argsort(np.where(harmless, -pool.grades, np.inf), axis=1, kind="stable")
     grades, lengths, source = _truncate(truncation, batch.grades, batch.lengths, k, "ranked list")
     truncated_ideal, ideal_lengths, ideal_prefix = _truncate(
-        truncation, np.take_along_axis(pool.grades, by_grade, axis=1), pool.lengths, k, "ideal list")
+        truncation, np.take_along_axis(pool.grades, by_grade, axis=1), harmless.sum(axis=1), k, "ideal list")
 
     valid = np.arange(grades.shape[1]) < lengths[:, None]
     appended = (np.arange(truncated_ideal.shape[1]) < ideal_lengths[:, None]) & (ideal_prefix < 0)
@@ -256,11 +258,30 @@ def score_batch(batch: Batch, k: int | None = None, *, ideal: Batch | None = Non
         kept = source >= 0
         gains[kept] = _gather(averaged, source, 0.0)[kept]
 
-    # The ideal keeps the documents of largest gain (the truncation said how many, and what it appended).
-    by_gain = np.argsort(np.where(pool_valid, -pool_gains, np.inf), axis=1, kind="stable")
+    # The ideal shows the harmless documents of largest gain, as many as the truncation kept ...
+    by_gain = np.argsort(np.where(harmless, -pool_gains, np.inf), axis=1, kind="stable")
     ideal_source = np.where(ideal_prefix >= 0, _gather(by_gain, ideal_prefix, -1), -1)
     ideal_grades = np.where(ideal_source >= 0, _gather(pool.grades, ideal_source, 0.0), truncated_ideal)
     ideal_gains = np.where(ideal_source >= 0, _gather(pool_gains, ideal_source, 0.0), appended_gains)
+    # ... and where the truncation appended documents (padding), a harmful judged document takes
+    # the place instead if it has the larger gain.
+    if appended.any() and harmful.any():
+        width = truncated_ideal.shape[1]
+        harmful_order = np.argsort(np.where(harmful, -pool_gains, np.inf), axis=1, kind="stable")
+        harmful_sorted = np.take_along_axis(harmful, harmful_order, axis=1)
+        candidates = np.hstack([np.where(appended, appended_gains, -np.inf),
+                                np.where(harmful_sorted, np.take_along_axis(pool_gains, harmful_order, axis=1), -np.inf)])
+        choice = np.argsort(-candidates, axis=1, kind="stable")
+        first_appended = (ideal_prefix >= 0).sum(axis=1)
+        picked = np.take_along_axis(choice, np.clip(np.arange(width) - first_appended[:, None], 0, width - 1), axis=1)
+        from_pool = appended & (picked >= width)
+        pool_index = _gather(harmful_order, np.where(from_pool, picked - width, -1), -1)
+        column = np.where(appended & ~from_pool, picked, -1)
+        ideal_source = np.where(from_pool, pool_index, ideal_source)
+        ideal_grades = np.where(from_pool, _gather(pool.grades, pool_index, 0.0),
+                                np.where(appended, _gather(truncated_ideal, column, 0.0), ideal_grades))
+        ideal_gains = np.where(from_pool, _gather(pool_gains, pool_index, 0.0),
+                               np.where(appended, _gather(appended_gains, column, 0.0), ideal_gains))
     ideal_valid = np.arange(ideal_gains.shape[1]) < ideal_lengths[:, None]
     resort = np.argsort(np.where(ideal_valid, -ideal_gains, np.inf), axis=1, kind="stable")
     ideal_gains = np.take_along_axis(ideal_gains, resort, axis=1)

@@ -5,6 +5,7 @@
 # %% ../nbs/02_plugins.ipynb #d859928d
 from __future__ import annotations
 
+import importlib
 import importlib.metadata
 import inspect
 import re
@@ -135,9 +136,11 @@ def plugin_manager() -> pluggy.PluginManager:
     if _manager is None:
         manager = pluggy.PluginManager(ENTRY_POINT_GROUP)
         manager.add_hookspecs(hookspecs)
-        from ndcg_nb import evaluate  # imported here: evaluate itself builds on the plugin manager
+        # imported here, as a module (the package's top level also exports a function `evaluate`):
+        # ndcg_nb.evaluate itself builds on this plugin manager
+        presets = importlib.import_module("ndcg_nb.evaluate")
         manager.register(policies, name=BUILTINS)
-        manager.register(evaluate, name=BUILTIN_PRESETS)
+        manager.register(presets, name=BUILTIN_PRESETS)
         _versions[BUILTINS] = _versions[BUILTIN_PRESETS] = _plugin_version(policies, BUILTINS)
         _load_entry_points(manager)
         _manager = manager

@@ -14,7 +14,7 @@ from .hookspecs import hookimpl
 
 # %% auto #0
 __all__ = ['linear_gain', 'exponential_gain', 'table_gain', 'log2_discount', 'log_discount', 'natural_log_discount',
-           'no_discount', 'cut_truncation', 'pad_truncation', 'register_gains', 'register_discounts',
+           'no_discount', 'check_depth', 'cut_truncation', 'pad_truncation', 'register_gains', 'register_discounts',
            'register_truncations']
 
 # %% ../nbs/01_policies.ipynb #36c8b696
@@ -85,20 +85,21 @@ def no_discount(ranks: np.ndarray) -> np.ndarray:
     return np.ones(np.shape(ranks), dtype=float)
 
 # %% ../nbs/01_policies.ipynb #ed9babd8
-def _check_depth(k):
+def check_depth(k):
+    "Raise `ValueError` unless `k` is a positive integer or `None` (no depth)."
     if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
         raise ValueError(f"depth k must be a positive integer or None, got {k!r}")
 
 def cut_truncation(grades: np.ndarray, lengths: np.ndarray, k: int | None):
     "Keep the first `k` documents; a list shorter than `k` keeps what it has."
-    _check_depth(k)
+    check_depth(k)
     if k is None:
         return grades, lengths
     return grades[:, :k], np.minimum(lengths, k)
 
 def pad_truncation(grades: np.ndarray, lengths: np.ndarray, k: int | None, fill: float = 0.0):
     "Cut at `k`, then pad shorter lists to exactly `k` documents of grade `fill`."
-    _check_depth(k)
+    check_depth(k)
     if k is None:
         raise ValueError("the 'pad' truncation needs a depth k: pad the list to how many documents?")
     fill = float(fill)

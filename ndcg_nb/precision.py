@@ -8,15 +8,12 @@ from __future__ import annotations
 import numpy as np
 
 from .core import as_batch
+from .policies import check_depth
 
 # %% auto #0
 __all__ = ['precision_at_k', 'average_precision']
 
 # %% ../nbs/07_precision.ipynb #1abf7f78
-def _check_depth(k):
-    if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
-        raise ValueError(f"depth k must be a positive integer or None, got {k!r}")
-
 def _relevance(grades, lengths, mask):
     "The batch, and a boolean array: True where a real document has a grade above 0."
     batch = as_batch(grades, lengths, mask)
@@ -30,14 +27,14 @@ def precision_at_k(grades, k: int, *, lengths=None, mask=None):
     "Fraction of the first `k` ranks holding a relevant document (grade > 0); missing ranks count as misses."
     if k is None:
         raise ValueError("precision_at_k needs a depth k")
-    _check_depth(k)
+    check_depth(k)
     batch, relevant = _relevance(grades, lengths, mask)
     return _finish(relevant[:, :k].sum(axis=1) / k, batch)
 
 # %% ../nbs/07_precision.ipynb #6cc4da74
 def average_precision(grades, k: int | None = None, *, n_relevant=None, lengths=None, mask=None):
     "Mean of the precision at the rank of each relevant document (grade > 0), over the number of relevant documents."
-    _check_depth(k)
+    check_depth(k)
     batch, relevant = _relevance(grades, lengths, mask)
     retrieved = relevant.sum(axis=1)
     if n_relevant is None:
