@@ -157,38 +157,32 @@ def _from_dict(nested: dict, value: str, what: str) -> pd.DataFrame:
     frame[value] = _numeric(frame, value, f"{what} dict", value, where="row")
     return frame
 
+def _tidy(data, kind: str, columns: dict[str, str], reader, duplicates: str = "error") -> pd.DataFrame:
+    "Qrels or a run from a TREC file path, a long DataFrame or a nested dict, in ndcg_nb's columns."
+    value = "relevance" if kind == "qrels" else "score"
+    if isinstance(data, (str, Path)):
+        return reader(data)
+    if isinstance(data, pd.DataFrame):
+        if "source" in data.attrs and {"query", "doc", value, "line"} <= set(data.columns):
+            return data   # already read by ndcg_nb
+        frame = _from_frame(data, columns, value, kind)
+    elif isinstance(data, dict):
+        frame = _from_dict(data, value, kind)
+    else:
+        raise TypeError(f"{kind} must be a path, a DataFrame or a dict, got {type(data).__name__}")
+    frame = _duplicates(frame, kind, kind, "row", duplicates)
+    out = frame.rename(columns={"row": "line"})[["query", "doc", value, "line"]].reset_index(drop=True)
+    if kind == "run":
+        out.insert(3, "order", np.arange(len(out)))
+    out.attrs["source"] = kind
+    return out
+
 def as_qrels(qrels, *, query: str = "query", doc: str = "doc", relevance: str = "relevance",
              duplicates: str = "error") -> pd.DataFrame:
     "Qrels from a TREC file path, a long DataFrame, or a dict `{query: {doc: relevance}}`."
-    if isinstance(qrels, (str, Path)):
-        return read_qrels(qrels, duplicates=duplicates)
-    if isinstance(qrels, pd.DataFrame):
-        if "line" in qrels.columns and {"query", "doc", "relevance"} <= set(qrels.columns) and "source" in qrels.attrs:
-            return qrels
-        frame = _from_frame(qrels, {"query": query, "doc": doc, "relevance": relevance}, "relevance", "qrels")
-    elif isinstance(qrels, dict):
-        frame = _from_dict(qrels, "relevance", "qrels")
-    else:
-        raise TypeError(f"qrels must be a path, a DataFrame or a dict, got {type(qrels).__name__}")
-    frame = _duplicates(frame, "qrels", "qrels", "row", duplicates)
-    out = frame.rename(columns={"row": "line"})[["query", "doc", "relevance", "line"]].reset_index(drop=True)
-    out.attrs["source"] = "qrels"
-    return out
+    return _tidy(qrels, "qrels", {"query": query, "doc": doc, "relevance": relevance},
+                 lambda path: read_qrels(path, duplicates=duplicates), duplicates)
 
 def as_run(run, *, query: str = "query", doc: str = "doc", score: str = "score") -> pd.DataFrame:
     "A run from a TREC file path, a long DataFrame, or a dict `{query: {doc: score}}`."
-    if isinstance(run, (str, Path)):
-        return read_run(run)
-    if isinstance(run, pd.DataFrame):
-        if "order" in run.columns and {"query", "doc", "score"} <= set(run.columns) and "source" in run.attrs:
-            return run
-        frame = _from_frame(run, {"query": query, "doc": doc, "score": score}, "score", "run")
-    elif isinstance(run, dict):
-        frame = _from_dict(run, "score", "run")
-    else:
-        raise TypeError(f"run must be a path, a DataFrame or a dict, got {type(run).__name__}")
-    frame = _duplicates(frame, "run", "run", "row")
-    out = frame.rename(columns={"row": "line"})[["query", "doc", "score", "line"]].reset_index(drop=True)
-    out.insert(3, "order", np.arange(len(out)))
-    out.attrs["source"] = "run"
-    return out
+    return _tidy(run, "run", {"query": query, "doc": doc, "score": score}, read_run)
