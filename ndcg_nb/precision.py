@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import as_batch
+from .core import _finish, as_batch
 from .policies import check_depth
 
 # %% auto #0
@@ -18,9 +18,6 @@ def _relevance(grades, lengths, mask):
     "The batch, and a boolean array: True where a real document has a grade above 0."
     batch = as_batch(grades, lengths, mask)
     return batch, (batch.grades > 0) & batch.valid
-
-def _finish(values: np.ndarray, batch):
-    return float(values[0]) if batch.single else values
 
 # %% ../nbs/07_precision.ipynb #d3f2f1fd
 def precision_at_k(grades, k: int, *, lengths=None, mask=None):
