@@ -39,6 +39,8 @@ def _score(args) -> str:
     if args.format == "csv":
         return table.to_csv(index=False).rstrip("\n")
     shown = table.drop(columns=[c for c in ("item", "ideal_item") if args.items is None and args.ideal is None])
+    shown = shown.astype({c: object for c in ("item", "ideal_item") if c in shown}).fillna(
+        {c: "" for c in ("item", "ideal_item") if c in shown})
     grade_format = {c: (lambda v: "" if pd.isna(v) else f"{v:g}") for c in ("grade", "ideal_grade")}
     text = shown.to_string(index=False, float_format=lambda v: f"{v:.4f}", na_rep="", formatters=grade_format)
     policies = f"gain={args.gain}, discount={args.discount}, truncation={args.truncation}"
