@@ -16,7 +16,7 @@ from ndcg_nb.evaluate import evaluate
 DEPTHS = (1, 3, 5, 10)
 
 
-def collection(seed, n_queries=25, negative=True, ties=True):
+def collection(seed, n_queries=25, negative=True, ties=True, real=False):
     rng = np.random.default_rng(seed)
     qrels, run = {}, {}
     for q in range(n_queries):
@@ -24,7 +24,7 @@ def collection(seed, n_queries=25, negative=True, ties=True):
         docs = [f"d{q}_{i:03d}" for i in range(int(rng.integers(3, 40)))]
         low = -1 if negative else 0
         judged = rng.choice(docs, size=int(rng.integers(1, len(docs) + 1)), replace=False)
-        qrels[qid] = {d: int(rng.integers(low, 4)) for d in judged}
+        qrels[qid] = {d: (round(float(rng.uniform(0, 3)), 2) if real else int(rng.integers(low, 4))) for d in judged}
         if q % 7 == 3:
             continue  # judged, never retrieved
         candidates = docs + [f"u{q}_{i}" for i in range(5)]
@@ -69,7 +69,7 @@ def _sklearn_rows(qrels, run):
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("ignore_ties", [False, True])
 def test_sklearn_presets_match_ndcg_score(seed, ignore_ties):
-    qrels, run = collection(seed, negative=False, ties=not ignore_ties)
+    qrels, run = collection(seed, negative=False, ties=not ignore_ties, real=seed % 2 == 1)
     preset = "sklearn_ignore_ties" if ignore_ties else "sklearn"
     ours = evaluate(qrels, run, ["ndcg"] + [f"nDCG@{k}" for k in DEPTHS], preset=preset)
     checked = 0
