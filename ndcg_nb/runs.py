@@ -167,10 +167,11 @@ def _tidy(data, kind: str, columns: dict[str, str], reader, duplicates: str = "e
             return data   # already read by ndcg_nb
         frame = _from_frame(data, columns, value, kind)
     elif isinstance(data, dict):
-        frame = _from_dict(data, value, kind)
+        frame = _from_dict(data, value, kind)   # a dict cannot hold one (query, doc) twice
     else:
         raise TypeError(f"{kind} must be a path, a DataFrame or a dict, got {type(data).__name__}")
-    frame = _duplicates(frame, kind, kind, "row", duplicates)
+    if not isinstance(data, dict):
+        frame = _duplicates(frame, kind, kind, "row", duplicates)
     out = frame.rename(columns={"row": "line"})[["query", "doc", value, "line"]].reset_index(drop=True)
     if kind == "run":
         out.insert(3, "order", np.arange(len(out)))
