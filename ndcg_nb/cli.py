@@ -12,9 +12,9 @@ import sys
 import pandas as pd
 
 from .core import ZERO_IDCG_POLICIES
-from .evaluate import Convention, evaluate
+from .evaluate import evaluate
 from .explain import explain
-from .plugins import PluginError, UnknownPolicyError, list_plugins, parse_policy_spec
+from .plugins import PluginError, list_plugins, parse_policy_spec
 
 # %% auto #0
 __all__ = ['build_parser', 'main']
@@ -33,7 +33,7 @@ def _score(args) -> str:
     last = table.iloc[-1] if len(table) else None
     at = f"@{args.k}" if args.k else ""
     result = {"k": args.k, "gain": args.gain, "discount": args.discount, "truncation": args.truncation,
-              f"dcg": float(last.dcg), "idcg": float(last.idcg), "ndcg": float(last.ndcg)}
+              "dcg": float(last.dcg), "idcg": float(last.idcg), "ndcg": float(last.ndcg)}
     if args.format == "json":
         return json.dumps({**result, "ranks": json.loads(table.to_json(orient="records"))}, indent=2)
     if args.format == "csv":

@@ -11,15 +11,15 @@ import math
 import re
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from .core import Batch, ZERO_IDCG_POLICIES, _ratio, score_batch
 from .hookspecs import hookimpl
-from .plugins import parse_policy_spec, resolve_policy
-from .runs import QRELS_DUPLICATES, as_qrels, as_run
+from .plugins import resolve_policy
+from .runs import as_qrels, as_run
 
 # %% auto #0
 __all__ = ['TREC_CUTOFFS', 'Convention', 'trec_eval_preset', 'sklearn_preset', 'sklearn_ignore_ties_preset', 'lightgbm_preset',

@@ -12,7 +12,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-import numpy as np
 import pluggy
 
 from . import hookspecs, policies
@@ -74,7 +73,7 @@ def _plugin_version(plugin, name: str, dist_version: str | None = None) -> str |
 
 class _Registry:
     "Policies by kind and name, rebuilt from the plugin manager whenever plugins change."
-    def __init__(self, manager: pluggy.PluginManager, versions: dict[str, str | None]):
+    def __init__(self, manager: pluggy.PluginManager):
         self.policies: dict[str, dict[str, Policy]] = {kind: {} for kind in KINDS}
         self.by_plugin: dict[str, dict[str, list[str]]] = {}
         for kind in KINDS:
@@ -149,7 +148,7 @@ def plugin_manager() -> pluggy.PluginManager:
 def _current_registry() -> _Registry:
     global _registry
     if _registry is None:
-        _registry = _Registry(plugin_manager(), _versions)
+        _registry = _Registry(plugin_manager())
     return _registry
 
 # %% ../nbs/02_plugins.ipynb #2c152cf6
