@@ -14,7 +14,7 @@ import pandas as pd
 from .core import ZERO_IDCG_POLICIES
 from .evaluate import evaluate
 from .explain import explain
-from .plugins import PluginError, list_plugins, parse_policy_spec
+from .plugins import PluginError, _parse_value, list_plugins
 
 # %% auto #0
 __all__ = ['build_parser', 'main']
@@ -35,7 +35,8 @@ def _score(args) -> str:
     result = {"k": args.k, "gain": args.gain, "discount": args.discount, "truncation": args.truncation,
               "dcg": float(last.dcg), "idcg": float(last.idcg), "ndcg": float(last.ndcg)}
     if args.format == "json":
-        return json.dumps({**result, "ranks": json.loads(table.to_json(orient="records"))}, indent=2)
+        ranks = table.astype(object).where(table.notna(), None).to_dict(orient="records")
+        return json.dumps({**result, "ranks": ranks}, indent=2)
     if args.format == "csv":
         return table.to_csv(index=False).rstrip("\n")
     shown = table.drop(columns=[c for c in ("item", "ideal_item") if args.items is None and args.ideal is None])
@@ -53,9 +54,11 @@ def _convention_overrides(args) -> dict:
         key, equals, value = assignment.partition("=")
         if not equals:
             raise ValueError(f"--set {assignment!r}: write FIELD=VALUE, e.g. --set ties=average")
-        _, parsed = parse_policy_spec(f"x:{key}={value}")
-        value = parsed[key.strip()]
-        overrides[key.strip()] = None if value == "None" else (str(value) if key.strip() in ("gain", "discount") else value)
+        key, value = key.strip(), value.strip()
+        if key in ("gain", "discount"):
+            overrides[key] = value          # a policy spec, e.g. table:table=0,1,3,7
+        else:
+            overrides[key] = None if value == "None" else _parse_value(value)
     if args.complete:
         overrides["missing_queries"] = "zero"
     if args.judged_only:

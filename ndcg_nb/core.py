@@ -64,7 +64,7 @@ def _ragged(lists, what: str) -> tuple[np.ndarray, np.ndarray]:
                         "of grades, or a list of lists")
     lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
     flat = list(itertools.chain.from_iterable(lists))
-    if any(map(_is_sequence, flat[:1])) or (flat and any(map(_is_sequence, flat))):
+    if any(map(_is_sequence, flat)):
         raise TypeError(f"{what} is nested more than two levels deep; give a list of lists of grades")
     values = _to_float(flat, what)
     grades = np.zeros((len(lengths), int(lengths.max(initial=0))))

@@ -178,6 +178,10 @@ def parse_measure(name: str) -> list[Measure]:
                      "or ndcg.GRADE=GAIN,...")
 
 # %% ../nbs/09_evaluate.ipynb #49cfaaee
+def _records(frame: pd.DataFrame) -> list[dict]:
+    "Rows as dicts of plain Python values, floats at full precision (pandas' to_json keeps 10 digits)."
+    return [{k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
+
 @dataclass
 class Evaluation:
     "Per-query and aggregate NDCG values, the convention that made them, and what happened to odd queries."
@@ -210,9 +214,9 @@ class Evaluation:
 
     def to_json(self, per_query: bool = False) -> str:
         payload = {"convention": {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.convention.as_dict().items()},
-                   "aggregate": json.loads(self.aggregate.to_json(orient="records"))}
+                   "aggregate": _records(self.aggregate)}
         if per_query:
-            payload["per_query"] = json.loads(self.per_query.to_json(orient="records"))
+            payload["per_query"] = _records(self.per_query)
         return json.dumps(payload, indent=2)
 
     def to_csv(self, per_query: bool = False) -> str:
@@ -299,11 +303,9 @@ def _rank(run: pd.DataFrame, qrels: pd.DataFrame, queries: np.ndarray, conventio
     return matrix, lengths, groups, in_run
 
 def _pool(qrels: pd.DataFrame, queries: np.ndarray, convention: Convention) -> Batch:
-    "The judged grades of every query (the ideal's pool when `ideal='judged'`)."
-    relevance = qrels["relevance"].to_numpy()
-    keep = relevance >= 0 if convention.negative == "zero" else np.ones(len(relevance), dtype=bool)
-    codes = pd.Index(queries).get_indexer(qrels["query"]).astype(np.int64)[keep]
-    grades = relevance[keep]
+    "The judged grades of every query (the ideal's pool when `ideal='judged'`; the core leaves negative ones out)."
+    codes = pd.Index(queries).get_indexer(qrels["query"]).astype(np.int64)
+    grades = qrels["relevance"].to_numpy()
     if convention.min_grade is not None:
         grades = np.where(grades < float(convention.min_grade), 0.0, grades)
     order = np.argsort(codes, kind="stable")
@@ -341,14 +343,15 @@ def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", progress=Non
     missing = ~in_run
     counted = np.ones(len(queries), dtype=bool) if convention.missing_queries == "zero" else in_run
     frames, summary = [], []
-    all_grades = np.concatenate([grades[batch.valid], pool.grades[pool.valid] if pool is not None else []])
+    all_grades = (np.concatenate([grades[batch.valid], pool.grades[pool.valid] if pool is not None else []])
+                  if any(m.gains for m in wanted) else None)
     for measure in wanted:
         scores = score_batch(batch, measure.k, ideal=pool, gain=_custom_gain(measure, all_grades, convention),
                              discount=convention.discount, truncation="cut", tie_groups=groups)
         values, undefined = _ratio(scores.dcg, scores.idcg, convention.zero_idcg)
         values = np.where(missing, 0.0, values)
         status = np.where(missing, "missing_from_run", np.where(undefined, "zero_idcg", "ok"))
-        in_mean = counted & ~(undefined & (convention.zero_idcg == "skip")) & ~(missing & ~counted)
+        in_mean = counted & ~(undefined & (convention.zero_idcg == "skip"))
         frames.append(pd.DataFrame({"query": queries, "measure": measure.name, "value": values,
                                     "dcg": scores.dcg, "idcg": scores.idcg, "status": status, "counted": in_mean}))
         mean = float(values[in_mean].mean()) if in_mean.any() else float("nan")
