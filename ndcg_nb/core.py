@@ -14,24 +14,68 @@ from .plugins import BoundPolicy, PluginError, resolve_policy
 from .policies import check_depth
 
 # %% auto #0
-__all__ = ['ZERO_IDCG_POLICIES', 'Batch', 'as_batch', 'Scores', 'score_batch', 'cg', 'dcg', 'idcg', 'ndcg', 'DatasetScore',
-           'ndcg_dataset']
+__all__ = ['TIE_RULES', 'ZERO_IDCG_POLICIES', 'Batch', 'as_batch', 'Scores', 'score_batch', 'cg', 'dcg', 'idcg', 'ndcg',
+           'score_depths', 'DatasetScore', 'ndcg_dataset']
 
 # %% ../nbs/03_core.ipynb #54bb7fb3
+def _offsets(lengths) -> np.ndarray:
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return offsets
+
+def _uniform_length(offsets: np.ndarray) -> int | None:
+    "The common length of every list, or None if the lengths differ."
+    lengths = np.diff(offsets)
+    if len(lengths) and lengths.min() == lengths.max():
+        return int(lengths[0])
+    return None
+
+def _list_index(offsets: np.ndarray) -> np.ndarray:
+    "The list each element belongs to."
+    return np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+
+def _positions(offsets: np.ndarray) -> np.ndarray:
+    "The 0-based rank of each element within its list."
+    return np.arange(offsets[-1]) - np.repeat(offsets[:-1], np.diff(offsets))
+
+def _segment_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    "The sum of each list's values."
+    n = len(offsets) - 1
+    width = _uniform_length(offsets)
+    if width is not None:
+        return values.reshape(n, width).sum(axis=1) if width else np.zeros(n)
+    sums = np.zeros(n)
+    nonempty = offsets[1:] > offsets[:-1]
+    if nonempty.any():
+        sums[nonempty] = np.add.reduceat(values, offsets[:-1][nonempty])
+    return sums
+
 @dataclass
 class Batch:
-    "Ranked lists of grades: `grades[i, :lengths[i]]` is list `i`; `single` if the user gave one list."
+    "Ranked lists stored flat: list `i` is `grades[offsets[i]:offsets[i + 1]]`; `single` if the user gave one list."
     grades: np.ndarray
-    lengths: np.ndarray
+    offsets: np.ndarray
     single: bool = False
+    scores: np.ndarray | None = None
+
+    @classmethod
+    def from_lengths(cls, grades, lengths, single: bool = False, scores=None) -> "Batch":
+        return cls(np.asarray(grades, dtype=float), _offsets(lengths), single, scores)
 
     @property
-    def valid(self) -> np.ndarray:
-        "Boolean mask of the real documents."
-        return np.arange(self.grades.shape[1]) < self.lengths[:, None]
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    def to_matrix(self, values=None, fill: float = 0.0) -> np.ndarray:
+        "The lists as a 2-D array padded on the right with `fill` (for display and small batches)."
+        values = self.grades if values is None else values
+        lengths = self.lengths
+        matrix = np.full((len(self), int(lengths.max(initial=0))), fill, dtype=np.asarray(values).dtype)
+        matrix[_list_index(self.offsets), _positions(self.offsets)] = values
+        return matrix
 
     def __len__(self):
-        return len(self.lengths)
+        return len(self.offsets) - 1
 
 # %% ../nbs/03_core.ipynb #9ee35453
 _SEQUENCE_TYPES = (list, tuple, np.ndarray)
@@ -46,14 +90,16 @@ def _to_float(values, what: str) -> np.ndarray:
         raise TypeError(f"{what} must be numbers: {exc}") from None
     return array
 
-def _check_finite(grades: np.ndarray, lengths: np.ndarray, what: str, single: bool):
-    bad = ~np.isfinite(grades) & (np.arange(grades.shape[1]) < lengths[:, None])
+def _check_finite(values: np.ndarray, offsets: np.ndarray, what: str, single: bool, padded: bool = False):
+    bad = ~np.isfinite(values)
     if bad.any():
-        row, col = (int(i[0]) for i in np.nonzero(bad))
-        where = f"rank {col + 1}" if single else f"list {row}, rank {col + 1}"
-        hint = (" To pass lists of different lengths in a 2-D array, pad them and give lengths= or mask=."
-                if np.isnan(grades[row, col]) and not single else "")
-        raise ValueError(f"{what} has {grades[row, col]} at {where}; grades must be finite numbers.{hint}")
+        at = int(np.flatnonzero(bad)[0])
+        row = int(np.searchsorted(offsets, at, side="right") - 1)
+        rank = at - int(offsets[row]) + 1
+        where = f"rank {rank}" if single else f"list {row}, rank {rank}"
+        hint = (" To pass lists of different lengths in a 2-D array, pad them and give lengths= or mask="
+                "." if padded and np.isnan(values[at]) else "")
+        raise ValueError(f"{what} has {values[at]} at {where}; {what} must be finite numbers.{hint}")
 
 def _ragged(lists, what: str) -> tuple[np.ndarray, np.ndarray]:
     if not any(map(_is_sequence, lists)):
@@ -61,136 +107,187 @@ def _ragged(lists, what: str) -> tuple[np.ndarray, np.ndarray]:
     if not all(map(_is_sequence, lists)):
         position = next(i for i, x in enumerate(lists) if not _is_sequence(x))
         raise TypeError(f"{what} mixes numbers and lists (item {position} is {lists[position]!r}): give one list "
-                        "of grades, or a list of lists")
+                        f"of {what}, or a list of lists")
     lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
     flat = list(itertools.chain.from_iterable(lists))
     if any(map(_is_sequence, flat)):
-        raise TypeError(f"{what} is nested more than two levels deep; give a list of lists of grades")
-    values = _to_float(flat, what)
-    grades = np.zeros((len(lengths), int(lengths.max(initial=0))))
-    grades[np.arange(grades.shape[1]) < lengths[:, None]] = values
-    return grades, lengths
+        raise TypeError(f"{what} is nested more than two levels deep; give a list of lists of {what}")
+    return _to_float(flat, what), lengths
 
-def as_batch(grades, lengths=None, mask=None, *, what: str = "grades") -> Batch:
-    "Read one ranked list or a batch of them into a `Batch`, or raise a clear error."
-    if isinstance(grades, Batch):
-        return grades
-    if hasattr(grades, "to_numpy") and getattr(grades, "ndim", 0) == 1:
-        grades = grades.to_numpy()
-    if isinstance(grades, np.ndarray) and grades.dtype != object:
-        array = _to_float(grades, what)
-    elif isinstance(grades, (list, tuple, np.ndarray)):
-        if len(grades) == 0:
-            raise ValueError(f"{what} is empty: a ranked list needs at least one grade")
+def _prefix_lengths(shape, lengths, mask, what: str) -> np.ndarray | None:
+    "The number of real documents in each row of a 2-D input, from `lengths=` or `mask=` (None: every row is full)."
+    n, width = shape
+    if lengths is not None and mask is not None:
+        raise ValueError("give lengths= or mask=, not both")
+    if mask is not None:
+        mask = np.asarray(mask, dtype=bool)
+        if mask.shape != shape:
+            raise ValueError(f"mask has shape {mask.shape} but {what} has shape {shape}")
+        lens = mask.sum(axis=1)
+        gaps = mask != (np.arange(width) < lens[:, None])
+        if gaps.any():
+            row = int(np.flatnonzero(gaps.any(axis=1))[0])
+            raise ValueError(f"mask row {row} has a gap: a mask must mark a prefix of each row (the documents "
+                             "retrieved, in rank order)")
+        return lens.astype(np.int64)
+    if lengths is not None:
+        lens = np.asarray(lengths)
+        if lens.shape != (n,) or not np.issubdtype(lens.dtype, np.integer):
+            raise ValueError(f"lengths must be {n} integers, one per list, got {lengths!r}")
+        if (lens < 0).any() or (lens > width).any():
+            row = int(np.flatnonzero((lens < 0) | (lens > width))[0])
+            raise ValueError(f"lengths[{row}] = {lens[row]} is outside 0..{width}")
+        return lens.astype(np.int64)
+    return None
+
+def _group_offsets(group_sizes, size: int, what: str) -> np.ndarray:
+    sizes = np.asarray(group_sizes)
+    if sizes.ndim != 1 or not (np.issubdtype(sizes.dtype, np.integer) or sizes.size == 0) or (sizes < 0).any():
+        raise ValueError(f"group_sizes must be a 1-D array of non-negative integers, got {group_sizes!r}")
+    if sizes.sum() != size:
+        raise ValueError(f"group_sizes add up to {int(sizes.sum())} but {what} holds {size} values")
+    return _offsets(sizes.astype(np.int64))
+
+def _flatten(values, lengths, mask, group_sizes, what: str) -> tuple[np.ndarray, np.ndarray, bool]:
+    "Any accepted input as (flat values, offsets, single)."
+    if hasattr(values, "to_numpy") and getattr(values, "ndim", 0) in (1, 2):
+        values = values.to_numpy()
+    elif not isinstance(values, (list, tuple)) and hasattr(values, "__array__"):
+        values = np.asarray(values)          # tensors and other array-protocol objects, no copy on CPU
+    if isinstance(values, np.ndarray) and values.dtype != object:
+        array = _to_float(values, what)
+    elif isinstance(values, (list, tuple, np.ndarray)):
+        if len(values) == 0:
+            raise ValueError(f"{what} is empty: a ranked list needs at least one value")
         try:
-            array = np.asarray(grades, dtype=float)
+            array = np.asarray(values, dtype=float)
         except (TypeError, ValueError):
-            if lengths is not None or mask is not None:
-                raise TypeError(f"{what}: lengths= and mask= go with a 2-D array, not a list of lists") from None
-            padded, lens = _ragged(list(grades), what)
-            _check_finite(padded, lens, what, single=False)
-            return Batch(padded, lens, single=False)
+            if lengths is not None or mask is not None or group_sizes is not None:
+                raise TypeError(f"{what}: lengths=, mask= and group_sizes= go with arrays, not a list of "
+                                "lists") from None
+            flat, lens = _ragged(list(values), what)
+            offsets = _offsets(lens)
+            _check_finite(flat, offsets, what, single=False)
+            return flat, offsets, False
     else:
         raise TypeError(f"{what} must be a list, a NumPy array or a pandas Series of numbers, "
-                        f"got {type(grades).__name__}")
+                        f"got {type(values).__name__}")
+    if group_sizes is not None:
+        if array.ndim != 1:
+            raise ValueError(f"group_sizes= goes with a 1-D array of {what}; got {array.ndim} dimensions")
+        if lengths is not None or mask is not None:
+            raise ValueError("give group_sizes= alone, without lengths= or mask=")
+        offsets = _group_offsets(group_sizes, array.size, what)
+        _check_finite(array, offsets, what, single=False)
+        return array, offsets, False
     if array.ndim == 1:
         if lengths is not None or mask is not None:
             raise ValueError(f"{what} is one list; lengths= and mask= are for 2-D batches")
         if array.size == 0:
-            raise ValueError(f"{what} is empty: a ranked list needs at least one grade")
-        batch = Batch(array[None, :], np.array([array.size]), single=True)
-    elif array.ndim == 2:
+            raise ValueError(f"{what} is empty: a ranked list needs at least one value")
+        offsets = np.array([0, array.size], dtype=np.int64)
+        _check_finite(array, offsets, what, single=True)
+        return array, offsets, True
+    if array.ndim == 2:
         if array.shape[0] == 0:
             raise ValueError(f"{what} holds no lists")
-        width = array.shape[1]
-        if lengths is not None and mask is not None:
-            raise ValueError("give lengths= or mask=, not both")
-        if mask is not None:
-            mask = np.asarray(mask, dtype=bool)
-            if mask.shape != array.shape:
-                raise ValueError(f"mask has shape {mask.shape} but {what} has shape {array.shape}")
-            lens = mask.sum(axis=1)
-            if not np.array_equal(mask, np.arange(width) < lens[:, None]):
-                row = int(np.flatnonzero((mask != (np.arange(width) < lens[:, None])).any(axis=1))[0])
-                raise ValueError(f"mask row {row} has a gap: a mask must mark a prefix of each row (the documents "
-                                 "retrieved, in rank order)")
-        elif lengths is not None:
-            lens = np.asarray(lengths)
-            if lens.shape != (array.shape[0],) or not np.issubdtype(lens.dtype, np.integer):
-                raise ValueError(f"lengths must be {array.shape[0]} integers, one per list, got {lengths!r}")
-            if (lens < 0).any() or (lens > width).any():
-                row = int(np.flatnonzero((lens < 0) | (lens > width))[0])
-                raise ValueError(f"lengths[{row}] = {lens[row]} is outside 0..{width}")
+        lens = _prefix_lengths(array.shape, lengths, mask, what)
+        if lens is None:
+            flat, offsets = array.reshape(-1), np.arange(array.shape[0] + 1, dtype=np.int64) * array.shape[1]
         else:
-            lens = np.full(array.shape[0], width)
-        batch = Batch(array, lens.astype(np.int64), single=False)
-    else:
-        raise ValueError(f"{what} has {array.ndim} dimensions; give one list (1-D) or a batch (2-D)")
-    _check_finite(batch.grades, batch.lengths, what, batch.single)
-    if batch.grades.shape[1] and (~batch.valid).any():
-        batch.grades = np.where(batch.valid, batch.grades, 0.0)
+            flat, offsets = array[np.arange(array.shape[1]) < lens[:, None]], _offsets(lens)
+        _check_finite(flat, offsets, what, single=False, padded=lens is None)
+        return flat, offsets, False
+    raise ValueError(f"{what} has {array.ndim} dimensions; give one list (1-D) or a batch (2-D)")
+
+def as_batch(grades, lengths=None, mask=None, *, scores=None, group_sizes=None, what: str = "grades") -> Batch:
+    "Read one ranked list or a batch of them (with their `scores`, if given) into a `Batch`, or raise a clear error."
+    if isinstance(grades, Batch):
+        return grades
+    flat, offsets, single = _flatten(grades, lengths, mask, group_sizes, what)
+    batch = Batch(flat, offsets, single)
+    if scores is not None:
+        flat_scores, score_offsets, score_single = _flatten(scores, lengths, mask, group_sizes, "scores")
+        if score_single != single or not np.array_equal(score_offsets, offsets):
+            raise ValueError(f"scores must have the same shape as the {what}: "
+                             f"{len(flat_scores)} scores in {len(score_offsets) - 1} list(s) for "
+                             f"{len(flat)} {what} in {len(offsets) - 1} list(s)")
+        batch.scores = flat_scores
     return batch
+
+# %% ../nbs/03_core.ipynb #d2a6b3f1
+TIE_RULES = ("average", "input", "worst", "best")
+
+def _top_k_columns(matrix: np.ndarray, k: int) -> np.ndarray:
+    "The columns of each row's `k` largest values, largest first, ties by column: `argsort(-m, stable)[:, :k]`."
+    n, width = matrix.shape
+    negated = -matrix
+    boundary = np.partition(negated, k - 1, axis=1)[:, k - 1:k]
+    above = negated < boundary
+    tied = negated == boundary
+    needed = k - above.sum(axis=1, keepdims=True)
+    chosen = above | (tied & (np.cumsum(tied, axis=1) <= needed))
+    columns = np.nonzero(chosen)[1].reshape(n, k)
+    order = np.argsort(np.take_along_axis(negated, columns, axis=1), axis=1, kind="stable")
+    return np.take_along_axis(columns, order, axis=1)
+
+def _sorted_desc(keys: tuple, offsets: np.ndarray, k: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Indices putting each list in decreasing order of `keys[0]` (`keys[1:]` break its ties, then input order),
+    keeping the first `k` of each list; and the offsets of the result."""
+    n = len(offsets) - 1
+    width = _uniform_length(offsets)
+    if width and len(keys) == 1:
+        keep = width if k is None else min(k, width)
+        matrix = keys[0].reshape(n, width)
+        if keep * 4 <= width:
+            columns = _top_k_columns(matrix, keep)
+        else:
+            columns = np.argsort(-matrix, axis=1, kind="stable")[:, :keep]
+        return (columns + offsets[:-1, None]).reshape(-1), np.arange(n + 1, dtype=np.int64) * keep
+    order = np.lexsort(tuple(-key for key in reversed(keys)) + (_list_index(offsets),))
+    lengths = np.diff(offsets)
+    if k is None or k >= lengths.max(initial=0):
+        return order, offsets
+    keep = _positions(offsets) < k
+    return order[keep], _offsets(np.minimum(lengths, k))
+
+def _tie_runs(sorted_scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    "An id per element, the same for neighbours of one list with equal scores (lists already sorted)."
+    new = np.ones(len(sorted_scores), dtype=bool)
+    new[1:] = sorted_scores[1:] != sorted_scores[:-1]
+    new[offsets[:-1][offsets[:-1] < len(new)]] = True
+    return np.cumsum(new) - 1
+
+def _group_mean(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    "Each value replaced by the mean of its group (`groups`: ids from 0, equal ids form a group)."
+    sums = np.bincount(groups, weights=values)
+    counts = np.bincount(groups)
+    return (sums / np.maximum(counts, 1))[groups]
 
 # %% ../nbs/03_core.ipynb #68b16d4b
 @dataclass
 class Scores:
-    "DCG and IDCG per list, with the per-rank arrays they were summed from."
+    "DCG and IDCG per list, with the flat per-rank arrays they were summed from."
     dcg: np.ndarray
     idcg: np.ndarray
-    gains: np.ndarray            # ranked lists after truncation: gain at each rank
-    lengths: np.ndarray
-    source: np.ndarray           # index into the input list of each ranked position, -1 if padded
+    grades: np.ndarray           # ranked lists after truncation: grade at each rank
+    gains: np.ndarray            # ... and gain at each rank
+    offsets: np.ndarray
+    source: np.ndarray           # position in the input list of each ranked document, -1 if appended
     ideal_grades: np.ndarray     # ideal lists after truncation, in ideal order
     ideal_gains: np.ndarray
-    ideal_lengths: np.ndarray
-    ideal_source: np.ndarray     # index into the pool of each ideal position, -1 if padded
+    ideal_offsets: np.ndarray
+    ideal_source: np.ndarray     # position in the pool of each ideal document, -1 if appended
     weights: np.ndarray          # discount weight of ranks 1..depth
-    grades: np.ndarray           # ranked lists after truncation: grade at each rank
     labels: dict = field(default_factory=dict)
 
-# %% ../nbs/03_core.ipynb #149295d5
-def _truncate(truncation: BoundPolicy, grades: np.ndarray, lengths: np.ndarray, k, what: str):
-    "Apply a truncation policy and check it kept a prefix of each list and appended at most."
-    result = truncation(grades, lengths, k)
-    name = f"truncation policy {truncation.policy.name!r} from plugin {truncation.policy.plugin!r}"
-    try:
-        new_grades, new_lengths = result
-        new_grades = np.asarray(new_grades, dtype=float)
-        new_lengths = np.asarray(new_lengths, dtype=np.int64)
-    except (TypeError, ValueError) as exc:
-        raise PluginError(f"{name} must return (grades, lengths), got {type(result).__name__}") from exc
-    n = grades.shape[0]
-    if new_grades.ndim != 2 or new_grades.shape[0] != n or new_lengths.shape != (n,):
-        raise PluginError(f"{name} returned grades of shape {new_grades.shape} and lengths of shape "
-                          f"{new_lengths.shape} for {n} lists")
-    if (new_lengths < 0).any() or (new_lengths > new_grades.shape[1]).any():
-        raise PluginError(f"{name} returned lengths outside 0..{new_grades.shape[1]}")
-    if k is not None and (new_lengths > k).any():
-        raise PluginError(f"{name} returned lists longer than k={k} for the {what}")
-    kept = np.minimum(lengths, new_lengths)
-    common = min(grades.shape[1], new_grades.shape[1])
-    in_prefix = np.arange(common) < kept[:, None]
-    if not np.array_equal(np.where(in_prefix, new_grades[:, :common], 0), np.where(in_prefix, grades[:, :common], 0)):
-        raise PluginError(f"{name} changed grades it kept in the {what}; a truncation may only cut a list "
-                          "or append documents after it")
-    valid = np.arange(new_grades.shape[1]) < new_lengths[:, None]
-    if not np.isfinite(new_grades[valid]).all():
-        raise PluginError(f"{name} returned non-finite grades for the {what}")
-    source = np.where(np.arange(new_grades.shape[1]) < kept[:, None], np.arange(new_grades.shape[1]), -1)
-    return np.where(valid, new_grades, 0.0), new_lengths, np.where(valid, source, -1)
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
 
-def _gather(values: np.ndarray, index: np.ndarray, missing) -> np.ndarray:
-    "`values[i, index[i, j]]` where `index >= 0`, else `missing`."
-    if values.shape[1] == 0:
-        return np.full(index.shape, missing, dtype=values.dtype)
-    picked = np.take_along_axis(values, np.clip(index, 0, values.shape[1] - 1), axis=1)
-    return np.where(index >= 0, picked, missing)
-
-def _group_mean(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
-    "Replace each value by the mean of its group (groups: any ids; equal ids form a group)."
-    _, inverse, counts = np.unique(groups, return_inverse=True, return_counts=True)
-    sums = np.bincount(inverse, weights=values)
-    return (sums / counts)[inverse]
+    @property
+    def ideal_lengths(self) -> np.ndarray:
+        return np.diff(self.ideal_offsets)
 
 # %% ../nbs/03_core.ipynb #47b87872
 def _policies(gain, discount, truncation) -> tuple[BoundPolicy, BoundPolicy, BoundPolicy]:
@@ -211,92 +308,169 @@ def _checked(policy: BoundPolicy, values, shape, what: str) -> np.ndarray:
         raise PluginError(f"{name} returned a non-finite value ({out[~np.isfinite(out)][0]}) for {what}")
     return out
 
-def score_batch(batch: Batch, k: int | None = None, *, ideal: Batch | None = None,
-                gain="linear", discount="log2", truncation="cut", tie_groups: np.ndarray | None = None) -> Scores:
+def _gains(gain: BoundPolicy, *parts: np.ndarray) -> list[np.ndarray]:
+    "Step 1: one call of the gain policy on several flat arrays of grades; the gains split back."
+    flat = np.concatenate(parts) if len(parts) > 1 else parts[0]
+    gains = _checked(gain, gain(flat), flat.shape, "the grades")
+    return np.split(gains, np.cumsum([len(p) for p in parts])[:-1])
+
+def _rank(batch: Batch, gains: np.ndarray, k, ties: str, tie_groups) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    "Step 2: the index of each ranked document in the input (cut to `k` where safe), its gain, and the offsets."
+    if tie_groups is not None:
+        groups = np.asarray(tie_groups)
+        if groups.shape != batch.grades.shape:
+            raise ValueError(f"tie_groups has shape {groups.shape} but the grades have shape {batch.grades.shape}")
+        return np.arange(len(batch.grades)), _group_mean(gains, groups), batch.offsets
+    if batch.scores is None:
+        return np.arange(len(batch.grades)), gains, batch.offsets
+    if ties not in TIE_RULES:
+        hint = (" (trec_eval's document-id rule needs document ids: use evaluate)" if ties == "docno" else "")
+        raise ValueError(f"unknown ties rule {ties!r}; choose one of {', '.join(TIE_RULES)}{hint}")
+    scores = batch.scores
+    keys = (scores,) if ties in ("input", "average") else (scores, gains if ties == "best" else -gains)
+    if ties != "average":
+        index, offsets = _sorted_desc(keys, batch.offsets, k)
+        return index, gains[index], offsets
+    index, offsets = _sorted_desc(keys, batch.offsets, None if _uniform_length(batch.offsets) is None else k)
+    ranked_scores = scores[index]
+    if len(index) == len(scores):                      # whole lists sorted: average over runs of equal scores
+        return index, _group_mean(gains[index], _tie_runs(ranked_scores, offsets)), offsets
+    # top k of equal-length rows: ties inside the top k are averaged there; the tie group at the
+    # cut also holds documents past k, so its mean is taken over the whole row
+    n, width, keep = len(batch), _uniform_length(batch.offsets), _uniform_length(offsets)
+    runs = _tie_runs(ranked_scores, offsets)
+    ranked = _group_mean(gains[index], runs)
+    last = ranked_scores.reshape(n, keep)[:, -1:]
+    in_last = scores.reshape(n, width) == last
+    boundary_mean = (np.where(in_last, gains.reshape(n, width), 0.0).sum(axis=1) / in_last.sum(axis=1))
+    at_cut = (ranked_scores.reshape(n, keep) == last).reshape(-1)
+    ranked[at_cut] = np.repeat(boundary_mean, keep)[at_cut]
+    return index, ranked, offsets
+
+# %% ../nbs/03_core.ipynb #149295d5
+def _truncate(truncation: BoundPolicy, grades: np.ndarray, offsets: np.ndarray, k, what: str):
+    """Step 3: apply a truncation policy and check it kept a prefix of each list and appended at most.
+    Returns the grades and offsets it gave, and two masks selecting the kept documents in its output and input."""
+    lengths = np.diff(offsets)
+    result = truncation(grades, lengths, k)
+    name = f"truncation policy {truncation.policy.name!r} from plugin {truncation.policy.plugin!r}"
+    try:
+        new_grades, new_lengths = result
+        new_grades = np.asarray(new_grades, dtype=float)
+        new_lengths = np.asarray(new_lengths, dtype=np.int64)
+    except (TypeError, ValueError) as exc:
+        raise PluginError(f"{name} must return (grades, lengths), got {type(result).__name__}") from exc
+    n = len(lengths)
+    if new_grades.ndim != 1 or new_lengths.shape != (n,) or new_lengths.sum() != new_grades.size:
+        raise PluginError(f"{name} returned grades of shape {new_grades.shape} and lengths of shape "
+                          f"{new_lengths.shape} for {n} lists of {grades.size} grades in all; it must return "
+                          "flat grades and one length per list, the lengths adding up to the number of grades")
+    if (new_lengths < 0).any():
+        raise PluginError(f"{name} returned negative lengths")
+    if k is not None and (new_lengths > k).any():
+        raise PluginError(f"{name} returned lists longer than k={k} for the {what}")
+    new_offsets = _offsets(new_lengths)
+    kept = np.minimum(lengths, new_lengths)
+    kept_out = _positions(new_offsets) < np.repeat(kept, new_lengths)
+    kept_in = _positions(offsets) < np.repeat(kept, lengths)
+    if not np.array_equal(new_grades[kept_out], grades[kept_in]):
+        raise PluginError(f"{name} changed grades it kept in the {what}; a truncation may only cut a list "
+                          "or append documents after it")
+    if not np.isfinite(new_grades).all():
+        raise PluginError(f"{name} returned non-finite grades for the {what}")
+    return new_grades, new_offsets, kept_out, kept_in
+
+def _ideal(pool: Batch, pool_gains: np.ndarray, truncation: BoundPolicy, k):
+    "Step 4a: the harmless pool documents by decreasing gain, truncated. Returns (index into pool or -1, grades, offsets)."
+    harmless = pool_gains >= 0
+    keys = np.where(harmless, pool_gains, -np.inf)
+    index, offsets = _sorted_desc((keys,), pool.offsets, k)
+    keep = harmless[index]
+    if not keep.all():
+        counts = _segment_sum(keep.astype(float), offsets).astype(np.int64)
+        index, offsets = index[keep], _offsets(counts)
+    grades, offsets, kept_out, kept_in = _truncate(truncation, pool.grades[index], offsets, k, "ideal list")
+    source = np.full(len(grades), -1, dtype=np.int64)
+    source[kept_out] = index[kept_in]
+    return source, grades, offsets
+
+def _fill_ideal(pool: Batch, pool_gains, source, grades, gains, offsets):
+    "Step 4b: appended places go to the harmful judged documents that beat the fill; the ideal re-sorted by gain."
+    appended = source < 0
+    harmful = pool_gains < 0
+    if appended.any() and harmful.any():
+        lists = _list_index(offsets)
+        harmful_index = np.flatnonzero(harmful)
+        candidates_list = np.concatenate([lists[appended], _list_index(pool.offsets)[harmful_index]])
+        candidates_gain = np.concatenate([gains[appended], pool_gains[harmful_index]])
+        candidates_source = np.concatenate([np.full(appended.sum(), -1), harmful_index])
+        candidates_grade = np.concatenate([grades[appended], pool.grades[harmful_index]])
+        order = np.lexsort((-candidates_gain, candidates_list))
+        sorted_lists = candidates_list[order]
+        start = np.searchsorted(sorted_lists, np.arange(len(offsets) - 1))
+        rank_in_list = np.arange(len(order)) - start[sorted_lists]
+        slots = np.bincount(lists[appended], minlength=len(offsets) - 1)
+        chosen = order[rank_in_list < slots[sorted_lists]]
+        chosen = chosen[np.argsort(candidates_list[chosen], kind="stable")]
+        gains, grades, source = gains.copy(), grades.copy(), source.copy()
+        gains[appended] = candidates_gain[chosen]
+        grades[appended] = candidates_grade[chosen]
+        source[appended] = candidates_source[chosen]
+    if appended.any():
+        resort, _ = _sorted_desc((gains,), offsets)
+        gains, grades, source = gains[resort], grades[resort], source[resort]
+    return source, grades, gains
+
+def _weights(discount: BoundPolicy, depth: int) -> np.ndarray:
+    "Step 5: the discount of ranks 1..depth."
+    ranks = np.arange(1, depth + 1)
+    return _checked(discount, discount(ranks), ranks.shape, f"ranks 1..{depth}") if depth else np.zeros(0)
+
+def _discounted_sums(gains: np.ndarray, offsets: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    "Step 6: the sum over each list of gain times the weight of its rank."
+    width = _uniform_length(offsets)
+    if width is not None:
+        n = len(offsets) - 1
+        return (gains.reshape(n, width) * weights[:width]).sum(axis=1) if width else np.zeros(n)
+    return _segment_sum(gains * weights[_positions(offsets)], offsets)
+
+def score_batch(batch: Batch, k: int | None = None, *, ideal: Batch | None = None, gain="linear",
+                discount="log2", truncation="cut", ties: str = "average", tie_groups: np.ndarray | None = None) -> Scores:
     "DCG and IDCG of every list of `batch` at depth `k` (see the steps above)."
     check_depth(k)
     gain, discount, truncation = _policies(gain, discount, truncation)
     pool = batch if ideal is None else ideal
     if len(pool) != len(batch):
         raise ValueError(f"ideal= holds {len(pool)} lists but the ranked input holds {len(batch)}")
-    n = len(batch)
-
-    pool_valid = pool.valid
-    harmless = pool_valid & (pool.grades >= 0)    # documents an ideal ranking would show
-    harmful = pool_valid & (pool.grades < 0)
-    by_grade = np.argsort(np.where(harmless, -pool.grades, np.inf), axis=1, kind="stable")
-    grades, lengths, source = _truncate(truncation, batch.grades, batch.lengths, k, "ranked list")
-    truncated_ideal, ideal_lengths, ideal_prefix = _truncate(
-        truncation, np.take_along_axis(pool.grades, by_grade, axis=1), harmless.sum(axis=1), k, "ideal list")
-
-    valid = np.arange(grades.shape[1]) < lengths[:, None]
-    appended = (np.arange(truncated_ideal.shape[1]) < ideal_lengths[:, None]) & (ideal_prefix < 0)
-    parts = [grades[valid], pool.grades[pool_valid], truncated_ideal[appended]]
-    if tie_groups is not None:
-        parts.append(batch.grades[batch.valid])
-    flat = np.concatenate(parts)
-    flat_gains = _checked(gain, gain(flat), flat.shape, "the grades")
-    ends = np.cumsum([len(p) for p in parts])
-    gains = np.zeros(grades.shape)
-    gains[valid] = flat_gains[:ends[0]]
-    pool_gains = np.zeros(pool.grades.shape)
-    pool_gains[pool_valid] = flat_gains[ends[0]:ends[1]]
-    appended_gains = np.zeros(truncated_ideal.shape)
-    appended_gains[appended] = flat_gains[ends[1]:ends[2]]
-
-    if tie_groups is not None:
-        groups = np.asarray(tie_groups)
-        if groups.shape != batch.grades.shape:
-            raise ValueError(f"tie_groups has shape {groups.shape} but the grades have shape {batch.grades.shape}")
-        full_gains = np.zeros(batch.grades.shape)
-        full_gains[batch.valid] = flat_gains[ends[2]:]
-        rows = np.broadcast_to(np.arange(n)[:, None], groups.shape)
-        averaged = np.zeros(batch.grades.shape)
-        averaged[batch.valid] = _group_mean(full_gains[batch.valid],
-                                            rows[batch.valid].astype(np.int64) * (groups.max(initial=0) + 1)
-                                            + groups[batch.valid])
-        kept = source >= 0
-        gains[kept] = _gather(averaged, source, 0.0)[kept]
-
-    # The ideal shows the harmless documents of largest gain, as many as the truncation kept ...
-    by_gain = np.argsort(np.where(harmless, -pool_gains, np.inf), axis=1, kind="stable")
-    ideal_source = np.where(ideal_prefix >= 0, _gather(by_gain, ideal_prefix, -1), -1)
-    ideal_grades = np.where(ideal_source >= 0, _gather(pool.grades, ideal_source, 0.0), truncated_ideal)
-    ideal_gains = np.where(ideal_source >= 0, _gather(pool_gains, ideal_source, 0.0), appended_gains)
-    # ... and where the truncation appended documents (padding), a harmful judged document takes
-    # the place instead if it has the larger gain.
-    if appended.any() and harmful.any():
-        width = truncated_ideal.shape[1]
-        harmful_order = np.argsort(np.where(harmful, -pool_gains, np.inf), axis=1, kind="stable")
-        harmful_sorted = np.take_along_axis(harmful, harmful_order, axis=1)
-        candidates = np.hstack([np.where(appended, appended_gains, -np.inf),
-                                np.where(harmful_sorted, np.take_along_axis(pool_gains, harmful_order, axis=1), -np.inf)])
-        choice = np.argsort(-candidates, axis=1, kind="stable")
-        first_appended = (ideal_prefix >= 0).sum(axis=1)
-        picked = np.take_along_axis(choice, np.clip(np.arange(width) - first_appended[:, None], 0, width - 1), axis=1)
-        from_pool = appended & (picked >= width)
-        pool_index = _gather(harmful_order, np.where(from_pool, picked - width, -1), -1)
-        column = np.where(appended & ~from_pool, picked, -1)
-        ideal_source = np.where(from_pool, pool_index, ideal_source)
-        ideal_grades = np.where(from_pool, _gather(pool.grades, pool_index, 0.0),
-                                np.where(appended, _gather(truncated_ideal, column, 0.0), ideal_grades))
-        ideal_gains = np.where(from_pool, _gather(pool_gains, pool_index, 0.0),
-                               np.where(appended, _gather(appended_gains, column, 0.0), ideal_gains))
-    ideal_valid = np.arange(ideal_gains.shape[1]) < ideal_lengths[:, None]
-    resort = np.argsort(np.where(ideal_valid, -ideal_gains, np.inf), axis=1, kind="stable")
-    ideal_gains = np.take_along_axis(ideal_gains, resort, axis=1)
-    ideal_grades = np.take_along_axis(ideal_grades, resort, axis=1)
-    ideal_source = np.take_along_axis(ideal_source, resort, axis=1)
-
-    depth = max(grades.shape[1], ideal_grades.shape[1])
-    ranks = np.arange(1, depth + 1)
-    weights = _checked(discount, discount(ranks), ranks.shape, "ranks 1..%d" % depth) if depth else np.zeros(0)
-    dcg = (gains * weights[:grades.shape[1]]).sum(axis=1)
-    idcg = (ideal_gains * weights[:ideal_grades.shape[1]]).sum(axis=1)
+    if ideal is None:
+        batch_gains, = _gains(gain, batch.grades)
+        pool_gains = batch_gains
+    else:
+        batch_gains, pool_gains = _gains(gain, batch.grades, pool.grades)
+    index, ranked_gains, ranked_offsets = _rank(batch, batch_gains, k, ties, tie_groups)
+    grades, offsets, kept, kept_in = _truncate(truncation, batch.grades[index], ranked_offsets, k, "ranked list")
+    source = np.full(len(grades), -1, dtype=np.int64)
+    source[kept] = (index - batch.offsets[_list_index(ranked_offsets)])[kept_in]
+    ideal_source, ideal_grades, ideal_offsets = _ideal(pool, pool_gains, truncation, k)
+    appended, ideal_appended = ~kept, ideal_source < 0
+    gains = np.empty(len(grades))
+    ideal_gains = np.empty(len(ideal_grades))
+    gains[kept] = ranked_gains[kept_in]
+    ideal_gains[~ideal_appended] = pool_gains[ideal_source[~ideal_appended]]
+    if appended.any() or ideal_appended.any():
+        new, ideal_new = _gains(gain, grades[appended], ideal_grades[ideal_appended])
+        gains[appended], ideal_gains[ideal_appended] = new, ideal_new
+    ideal_source, ideal_grades, ideal_gains = _fill_ideal(pool, pool_gains, ideal_source, ideal_grades,
+                                                          ideal_gains, ideal_offsets)
+    depth = int(max(np.diff(offsets).max(initial=0), np.diff(ideal_offsets).max(initial=0)))
+    weights = _weights(discount, depth)
+    dcg, idcg = _discounted_sums(gains, offsets, weights), _discounted_sums(ideal_gains, ideal_offsets, weights)
     labels = {"gain": gain.label, "discount": discount.label, "truncation": truncation.label, "k": k,
               "ideal": "own grades" if ideal is None else "given"}
-    return Scores(dcg, idcg, gains, lengths, source, ideal_grades, ideal_gains, ideal_lengths, ideal_source,
-                  weights, grades, labels)
+    if batch.scores is not None and tie_groups is None:
+        labels["ties"] = ties
+    return Scores(dcg, idcg, grades, gains, offsets, source, ideal_grades, ideal_gains, ideal_offsets,
+                  ideal_source, weights, labels)
 
 # %% ../nbs/03_core.ipynb #a21be611
 ZERO_IDCG_POLICIES = ("zero", "one", "skip", "nan", "raise")
@@ -320,38 +494,62 @@ def _ratio(dcg: np.ndarray, idcg: np.ndarray, zero_idcg: str) -> tuple[np.ndarra
 def _finish(values: np.ndarray, batch: Batch):
     return float(values[0]) if batch.single else values
 
-def _scores(grades, k, ideal, gain, discount, truncation, lengths, mask) -> tuple[Scores, Batch]:
-    batch = as_batch(grades, lengths, mask)
+def _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores, ties, group_sizes) -> tuple[Scores, Batch]:
+    batch = as_batch(grades, lengths, mask, scores=scores, group_sizes=group_sizes)
     pool = None
     if ideal is not None:
         pool = as_batch(ideal, what="ideal")
         if pool.single != batch.single:
             raise ValueError("ideal= must have the same form as the grades: one list for one list, "
                              "a batch of lists for a batch")
-    return score_batch(batch, k, ideal=pool, gain=gain, discount=discount, truncation=truncation), batch
+    return score_batch(batch, k, ideal=pool, gain=gain, discount=discount, truncation=truncation, ties=ties), batch
 
-def cg(grades, k: int | None = None, *, gain="linear", truncation="cut", lengths=None, mask=None):
+def cg(grades, k: int | None = None, *, scores=None, ties: str = "average", gain="linear", truncation="cut",
+       lengths=None, mask=None, group_sizes=None):
     "Cumulative gain: the sum of the gains of the first `k` documents, whatever their order."
-    s, batch = _scores(grades, k, None, gain, "none", truncation, lengths, mask)
+    s, batch = _scores(grades, k, None, gain, "none", truncation, lengths, mask, scores, ties, group_sizes)
     return _finish(s.dcg, batch)
 
-def dcg(grades, k: int | None = None, *, gain="linear", discount="log2", truncation="cut", lengths=None, mask=None):
+def dcg(grades, k: int | None = None, *, scores=None, ties: str = "average", gain="linear", discount="log2",
+        truncation="cut", lengths=None, mask=None, group_sizes=None):
     "Discounted cumulative gain of the ranked list(s) at depth `k`."
-    s, batch = _scores(grades, k, None, gain, discount, truncation, lengths, mask)
+    s, batch = _scores(grades, k, None, gain, discount, truncation, lengths, mask, scores, ties, group_sizes)
     return _finish(s.dcg, batch)
 
-def idcg(grades, k: int | None = None, *, ideal=None, gain="linear", discount="log2", truncation="cut",
-         lengths=None, mask=None):
+def idcg(grades, k: int | None = None, *, ideal=None, scores=None, ties: str = "average", gain="linear",
+         discount="log2", truncation="cut", lengths=None, mask=None, group_sizes=None):
     "Ideal DCG: the DCG of the best order of `ideal` (default: of the list's own grades) at depth `k`."
-    s, batch = _scores(grades, k, ideal, gain, discount, truncation, lengths, mask)
+    s, batch = _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores, ties, group_sizes)
     return _finish(s.idcg, batch)
 
-def ndcg(grades, k: int | None = None, *, ideal=None, gain="linear", discount="log2", truncation="cut",
-         zero_idcg: str = "zero", lengths=None, mask=None):
+def ndcg(grades, k: int | None = None, *, scores=None, ties: str = "average", ideal=None, gain="linear",
+         discount="log2", truncation="cut", zero_idcg: str = "zero", lengths=None, mask=None, group_sizes=None):
     "Normalized DCG: DCG / IDCG at depth `k`; lists with IDCG <= 0 follow `zero_idcg`."
-    s, batch = _scores(grades, k, ideal, gain, discount, truncation, lengths, mask)
+    s, batch = _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores, ties, group_sizes)
     values, _ = _ratio(s.dcg, s.idcg, zero_idcg)
     return _finish(values, batch)
+
+# %% ../nbs/03_core.ipynb #d0f6b2a4
+def score_depths(batch: Batch, depths, *, ideal: Batch | None = None, gain="linear", discount="log2",
+                 ties: str = "average", tie_groups: np.ndarray | None = None) -> dict:
+    "`{k: (dcg, idcg)}` for every depth in `depths` (`None`: the whole list), from one ranking, cut at each `k`."
+    depths = list(depths)
+    for k in depths:
+        check_depth(k)
+    full = score_batch(batch, None, ideal=ideal, gain=gain, discount=discount, truncation="cut", ties=ties,
+                       tie_groups=tie_groups)
+    discounted = full.gains * full.weights[_positions(full.offsets)] if len(full.gains) else full.gains
+    ideal_discounted = (full.ideal_gains * full.weights[_positions(full.ideal_offsets)]
+                        if len(full.ideal_gains) else full.ideal_gains)
+    positions, ideal_positions = _positions(full.offsets), _positions(full.ideal_offsets)
+    out = {}
+    for k in depths:
+        if k is None:
+            out[k] = (full.dcg, full.idcg)
+            continue
+        out[k] = (_segment_sum(np.where(positions < k, discounted, 0.0), full.offsets),
+                  _segment_sum(np.where(ideal_positions < k, ideal_discounted, 0.0), full.ideal_offsets))
+    return out
 
 # %% ../nbs/03_core.ipynb #75f1887d
 @dataclass
@@ -371,12 +569,13 @@ class DatasetScore:
     def __float__(self):
         return float(self.value)
 
-def ndcg_dataset(lists, k: int | None = None, *, average: str = "mean", ideal=None, gain="linear",
-                 discount="log2", truncation="cut", zero_idcg: str = "zero", lengths=None, mask=None) -> DatasetScore:
+def ndcg_dataset(lists, k: int | None = None, *, average: str = "mean", scores=None, ties: str = "average",
+                 ideal=None, gain="linear", discount="log2", truncation="cut", zero_idcg: str = "zero",
+                 lengths=None, mask=None, group_sizes=None) -> DatasetScore:
     "NDCG of a dataset: `average='mean'` of per-list NDCG, or `'ratio'` of summed DCG to summed IDCG."
     if average not in ("mean", "ratio"):
         raise ValueError(f"average must be 'mean' or 'ratio', got {average!r}")
-    s, batch = _scores(lists, k, ideal, gain, discount, truncation, lengths, mask)
+    s, batch = _scores(lists, k, ideal, gain, discount, truncation, lengths, mask, scores, ties, group_sizes)
     per_list, undefined = _ratio(s.dcg, s.idcg, zero_idcg)
     counted = ~undefined if zero_idcg == "skip" else np.ones(len(batch), dtype=bool)
     if not counted.any():

@@ -46,8 +46,8 @@ def explain(grades, k: int | None = None, *, items=None, ideal=None, ideal_items
         return padded
 
     weights = s.weights[:depth]
-    gains = at(s.gains[0], s.lengths[0])
-    ideal_gains = at(s.ideal_gains[0], s.ideal_lengths[0])
+    gains = at(s.gains, s.lengths[0])
+    ideal_gains = at(s.ideal_gains, s.ideal_lengths[0])
     discounted = gains * weights
     ideal_discounted = ideal_gains * weights
     running_dcg = np.cumsum(np.nan_to_num(discounted))
@@ -63,14 +63,14 @@ def explain(grades, k: int | None = None, *, items=None, ideal=None, ideal_items
 
     return pd.DataFrame({
         "rank": np.arange(1, depth + 1),
-        "item": pd.Series(names(items, s.source[0], s.lengths[0]), dtype=object),
-        "grade": at(s.grades[0], s.lengths[0]),
+        "item": pd.Series(names(items, s.source, s.lengths[0]), dtype=object),
+        "grade": at(s.grades, s.lengths[0]),
         "gain": gains,
         "discount": weights,
         "discounted_gain": discounted,
         "dcg": running_dcg,
-        "ideal_item": pd.Series(names(ideal_items, s.ideal_source[0], s.ideal_lengths[0]), dtype=object),
-        "ideal_grade": at(s.ideal_grades[0], s.ideal_lengths[0]),
+        "ideal_item": pd.Series(names(ideal_items, s.ideal_source, s.ideal_lengths[0]), dtype=object),
+        "ideal_grade": at(s.ideal_grades, s.ideal_lengths[0]),
         "ideal_gain": ideal_gains,
         "ideal_discounted_gain": ideal_discounted,
         "idcg": running_idcg,

@@ -20,9 +20,10 @@ def register_gains(register):
     Call ``register(name, function, description="", override=False)`` once per policy.
 
     ``function(grades, **params) -> gains`` receives a 1-D ``float64`` array holding every
-    grade of the call (all lists, actual and ideal order, flattened) and must return a
-    float array of the same shape, element by element: the gain of a document may depend
-    on its grade and the parameters only, never on its neighbours. Grades may be negative
+    grade of the call (all lists and the ideal's pool, flattened) and must return a float
+    array of the same shape, element by element: the gain of a document may depend on its
+    grade and the parameters only, never on its neighbours. It is called once per call, and
+    a second time, on those grades alone, when a truncation appended documents (padding). Grades may be negative
     (bad results) or real-valued. Raise ``ValueError`` with a clear message for grades the
     policy cannot map (for example a grade missing from a gain table).
 
@@ -52,15 +53,20 @@ def register_truncations(register):
     Call ``register(name, function, description="", override=False)`` once per policy.
 
     ``function(grades, lengths, k, **params) -> (grades, lengths)`` receives a batch of
-    ranked lists as a 2-D ``float64`` array ``grades`` (one row per list, padded on the
-    right; only the first ``lengths[i]`` entries of row ``i`` are real documents), the 1-D
-    ``int64`` array ``lengths``, and the depth ``k`` (a positive ``int``, or ``None`` when the
-    caller gave no depth). It returns the batch as it is to be scored, in the same form.
+    ranked lists stored flat: ``grades`` is a 1-D ``float64`` array holding every list one
+    after another, ``lengths`` a 1-D ``int64`` array with the number of grades of each list
+    (so list ``i`` starts at ``lengths[:i].sum()``), and ``k`` the depth (a positive ``int``,
+    or ``None`` when the caller gave no depth). It returns the batch as it is to be scored,
+    in the same flat form, the returned lengths adding up to the returned grades.
 
     The returned lists must keep a prefix of each input list unchanged and in order, and
     may append documents after it (for example to pad a short list with a fill grade).
     ndcg_nb applies the policy to the ranked list and to the ideal list alike, and checks
     that the prefix was kept. Return at most ``k`` documents per list when ``k`` is given.
+    Since nothing past rank ``k`` can be kept, ndcg_nb may leave those documents out before
+    calling the policy: it sees at least the first ``k`` documents of each list.
+    (Before version 0.2 ``grades`` was a padded 2-D array; a policy written for that form
+    fails with a message saying it returned the wrong shape.)
     """
 
 # %% ../nbs/00_hookspecs.ipynb #425962cb
@@ -70,7 +76,7 @@ def register_presets(register):
 
     Call ``register(name, function, description="", override=False)`` once per preset.
 
-    ``function(**params) -> convention`` returns an ``ndcg_nb.evaluate.Convention``, or a
+    ``function(**params) -> convention`` returns an ``ndcg_nb.presets.Convention``, or a
     dict of its fields (missing fields take the ``Convention`` defaults). Its keyword
     parameters, if any, let users adjust the preset (``--preset name:key=value``). It is
     called once per evaluation, never per query.

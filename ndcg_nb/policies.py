@@ -90,12 +90,17 @@ def check_depth(k):
     if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
         raise ValueError(f"depth k must be a positive integer or None, got {k!r}")
 
+def _rank_in_list(lengths: np.ndarray) -> np.ndarray:
+    "The 0-based position of every grade of a flat batch within its list."
+    starts = np.cumsum(lengths) - lengths
+    return np.arange(int(lengths.sum())) - np.repeat(starts, lengths)
+
 def cut_truncation(grades: np.ndarray, lengths: np.ndarray, k: int | None):
     "Keep the first `k` documents; a list shorter than `k` keeps what it has."
     check_depth(k)
-    if k is None:
+    if k is None or len(lengths) == 0 or lengths.max() <= k:
         return grades, lengths
-    return grades[:, :k], np.minimum(lengths, k)
+    return grades[_rank_in_list(lengths) < k], np.minimum(lengths, k)
 
 def pad_truncation(grades: np.ndarray, lengths: np.ndarray, k: int | None, fill: float = 0.0):
     "Cut at `k`, then pad shorter lists to exactly `k` documents of grade `fill`."
@@ -105,11 +110,11 @@ def pad_truncation(grades: np.ndarray, lengths: np.ndarray, k: int | None, fill:
     fill = float(fill)
     if not math.isfinite(fill):
         raise ValueError(f"the fill grade must be finite, got {fill}")
-    width = grades.shape[1]
-    padded = np.full((grades.shape[0], k), fill)
-    padded[:, :min(width, k)] = grades[:, :k]
-    padded[np.arange(k) >= np.minimum(lengths, k)[:, None]] = fill
-    return padded, np.full_like(lengths, k)
+    ranks = _rank_in_list(lengths)
+    kept = ranks < k
+    padded = np.full((len(lengths), k), fill)
+    padded[np.repeat(np.arange(len(lengths)), lengths)[kept], ranks[kept]] = grades[kept]
+    return padded.reshape(-1), np.full_like(lengths, k)
 
 # %% ../nbs/01_policies.ipynb #957dee16
 @hookimpl

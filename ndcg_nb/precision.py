@@ -17,7 +17,7 @@ __all__ = ['precision_at_k', 'average_precision']
 def _relevance(grades, lengths, mask):
     "The batch, and a boolean array: True where a real document has a grade above 0."
     batch = as_batch(grades, lengths, mask)
-    return batch, (batch.grades > 0) & batch.valid
+    return batch, batch.to_matrix(batch.grades > 0, fill=False)
 
 # %% ../nbs/07_precision.ipynb #d3f2f1fd
 def precision_at_k(grades, k: int, *, lengths=None, mask=None):

@@ -73,7 +73,7 @@ def test_tie_averaging_equals_the_mean_over_every_order_of_the_ties():
         blocks = [list(grades[groups == g]) for g in np.unique(groups)]
         orders = [sum(map(list, choice), []) for choice in itertools.product(*[list(itertools.permutations(b)) for b in blocks])]
         expected = np.mean([sum((2 ** g - 1) / math.log2(r + 1) for r, g in enumerate(o[:k], 1)) for o in orders])
-        got = score_batch(as_batch(grades), k, gain="exponential", tie_groups=groups[None]).dcg[0]
+        got = score_batch(as_batch(grades), k, gain="exponential", tie_groups=groups).dcg[0]
         assert got == pytest.approx(expected, abs=1e-12)
 
 
@@ -81,3 +81,20 @@ def test_log_base_does_not_change_ndcg():
     for grades in LISTS[:50]:
         for base in ("e", 10, 3.5):
             assert ndcg(grades, discount=("log", {"base": base})) == pytest.approx(ndcg(grades), abs=1e-12)
+
+
+def test_score_ties_average_worst_best_against_every_order_of_the_ties():
+    """With scores=, ties="average" is the mean over every order of tied documents, "worst" the minimum
+    and "best" the maximum (brute force over the orders)."""
+    for _ in range(40):
+        n = int(RNG.integers(2, 7))
+        labels = RNG.integers(0, 4, n).astype(float)
+        scores = RNG.integers(0, 3, n).astype(float)
+        k = int(RNG.integers(1, n + 1))
+        ranked_groups = [list(labels[scores == s]) for s in sorted(set(scores), reverse=True)]
+        orders = [sum(map(list, choice), []) for choice in
+                  itertools.product(*[list(itertools.permutations(b)) for b in ranked_groups])]
+        values = [sum(g / math.log2(r + 1) for r, g in enumerate(o[:k], 1)) for o in orders]
+        assert dcg(labels, k, scores=scores) == pytest.approx(np.mean(values), abs=1e-12)
+        assert dcg(labels, k, scores=scores, ties="worst") == pytest.approx(min(values), abs=1e-12)
+        assert dcg(labels, k, scores=scores, ties="best") == pytest.approx(max(values), abs=1e-12)
