@@ -13,7 +13,7 @@ from .plugins import (PluginError, PolicyConflictError, UnknownPolicyError, list
 from .core import cg, dcg, idcg, ndcg, ndcg_dataset, DatasetScore
 from .explain import explain
 from .precision import average_precision, precision_at_k
-from .evaluate import evaluate, Convention
+from .evaluation import evaluate, Convention
 from .runs import read_qrels, read_run
 
 __all__ = ["cg", "dcg", "idcg", "ndcg", "ndcg_dataset", "DatasetScore", "explain", "average_precision",

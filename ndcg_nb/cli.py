@@ -12,7 +12,7 @@ import sys
 import pandas as pd
 
 from .core import ZERO_IDCG_POLICIES
-from .evaluate import evaluate
+from .evaluation import evaluate
 from .explain import explain
 from .plugins import PluginError, _parse_value, list_plugins
 

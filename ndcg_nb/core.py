@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .plugins import BoundPolicy, PluginError, resolve_policy
-from .policies import check_depth
+from .policies import ZERO_IDCG_POLICIES, check_depth
 
 # %% auto #0
-__all__ = ['TIE_RULES', 'ZERO_IDCG_POLICIES', 'Batch', 'as_batch', 'Scores', 'score_batch', 'cg', 'dcg', 'idcg', 'ndcg',
-           'score_depths', 'DatasetScore', 'ndcg_dataset']
+__all__ = ['TIE_RULES', 'Batch', 'as_batch', 'Scores', 'score_batch', 'cg', 'dcg', 'idcg', 'ndcg', 'score_depths', 'DatasetScore',
+           'ndcg_dataset']
 
 # %% ../nbs/03_core.ipynb #54bb7fb3
 def _offsets(lengths) -> np.ndarray:
@@ -473,8 +473,6 @@ def score_batch(batch: Batch, k: int | None = None, *, ideal: Batch | None = Non
                   ideal_source, weights, labels)
 
 # %% ../nbs/03_core.ipynb #a21be611
-ZERO_IDCG_POLICIES = ("zero", "one", "skip", "nan", "raise")
-
 def _ratio(dcg: np.ndarray, idcg: np.ndarray, zero_idcg: str) -> tuple[np.ndarray, np.ndarray]:
     "Per-list NDCG and the boolean mask of lists whose IDCG <= 0."
     if zero_idcg not in ZERO_IDCG_POLICIES:

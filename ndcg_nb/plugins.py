@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import pluggy
 
-from . import hookspecs, policies
+from . import hookspecs, policies, presets
 
 # %% auto #0
 __all__ = ['KINDS', 'ENTRY_POINT_GROUP', 'BUILTINS', 'BUILTIN_PRESETS', 'PluginError', 'UnknownPolicyError',
@@ -135,9 +135,6 @@ def plugin_manager() -> pluggy.PluginManager:
     if _manager is None:
         manager = pluggy.PluginManager(ENTRY_POINT_GROUP)
         manager.add_hookspecs(hookspecs)
-        # imported here, as a module (the package's top level also exports a function `evaluate`):
-        # ndcg_nb.evaluate itself builds on this plugin manager
-        presets = importlib.import_module("ndcg_nb.evaluate")
         manager.register(policies, name=BUILTINS)
         manager.register(presets, name=BUILTIN_PRESETS)
         _versions[BUILTINS] = _versions[BUILTIN_PRESETS] = _plugin_version(policies, BUILTINS)

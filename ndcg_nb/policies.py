@@ -13,9 +13,9 @@ import numpy as np
 from .hookspecs import hookimpl
 
 # %% auto #0
-__all__ = ['linear_gain', 'exponential_gain', 'table_gain', 'log2_discount', 'log_discount', 'natural_log_discount',
-           'no_discount', 'check_depth', 'cut_truncation', 'pad_truncation', 'register_gains', 'register_discounts',
-           'register_truncations']
+__all__ = ['ZERO_IDCG_POLICIES', 'linear_gain', 'exponential_gain', 'table_gain', 'log2_discount', 'log_discount',
+           'natural_log_discount', 'no_discount', 'check_depth', 'cut_truncation', 'pad_truncation', 'register_gains',
+           'register_discounts', 'register_truncations']
 
 # %% ../nbs/01_policies.ipynb #36c8b696
 def linear_gain(grades: np.ndarray) -> np.ndarray:
@@ -85,6 +85,8 @@ def no_discount(ranks: np.ndarray) -> np.ndarray:
     return np.ones(np.shape(ranks), dtype=float)
 
 # %% ../nbs/01_policies.ipynb #ed9babd8
+ZERO_IDCG_POLICIES = ("zero", "one", "skip", "nan", "raise")   # what a list with IDCG <= 0 scores (see core)
+
 def check_depth(k):
     "Raise `ValueError` unless `k` is a positive integer or `None` (no depth)."
     if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):

@@ -11,7 +11,7 @@ import pytest
 pytrec_eval = pytest.importorskip("pytrec_eval")
 sklearn_metrics = pytest.importorskip("sklearn.metrics")
 
-from ndcg_nb.evaluate import evaluate
+from ndcg_nb.evaluation import evaluate
 
 DEPTHS = (1, 3, 5, 10)
 

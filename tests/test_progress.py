@@ -4,7 +4,7 @@ import pty
 import subprocess
 import sys
 
-from ndcg_nb.evaluate import evaluate
+from ndcg_nb.evaluation import evaluate
 from ndcg_nb.runs import SAMPLE_QRELS, SAMPLE_RUN
 
 COMMAND = [sys.executable, "-m", "ndcg_nb.cli", "eval", str(SAMPLE_QRELS), str(SAMPLE_RUN), "-m", "ndcg"]

@@ -7,7 +7,7 @@ Groups have tied scores and some groups have no relevant document (both score th
 import numpy as np
 import pytest
 
-from ndcg_nb.evaluate import evaluate
+from ndcg_nb.evaluation import evaluate
 
 DEPTHS = (1, 3, 5, 10)
 

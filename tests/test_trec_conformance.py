@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ndcg_nb.evaluate import evaluate
+from ndcg_nb.evaluation import evaluate
 
 DATA = Path(__file__).resolve().parent / "data" / "trec_eval"
 CASES = json.loads((DATA / "expected_ndcg.json").read_text())["cases"]
