@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from .core import Batch, _ratio, _tie_runs, score_depths
 from .plugins import resolve_policy
@@ -161,14 +163,31 @@ def _codes(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
     return codes.astype(np.int64), pd.Index(uniques)
 
 def _as_names(index: pd.Index) -> pd.Index:
-    return index if index.dtype.kind in "OUT" or pd.api.types.is_string_dtype(index.dtype) else index.astype(str)
+    return index if pd.api.types.is_string_dtype(index.dtype) else index.astype(str)
+
+def _arrow_strings(names: pd.Index) -> pa.Array:
+    "Ids as an Arrow string array (no copy when pandas already keeps them in Arrow)."
+    return pa.array(_as_names(names), type=pa.large_string()) if len(names) else pa.array([], type=pa.large_string())
+
+def _lookup(names: pd.Index, among: pd.Index) -> np.ndarray:
+    "The position of each of `names` in `among` (distinct ids), -1 where absent; matched in Arrow, not in Python."
+    found = pc.index_in(_arrow_strings(names), value_set=_arrow_strings(among))
+    return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
 
 def _byte_order_rank(names: pd.Index) -> np.ndarray:
-    "The rank of each name in byte (strcmp) order; Python's code-point order of str is UTF-8 byte order."
-    order = np.argsort(np.asarray(names, dtype=object), kind="stable")
+    "The rank of each name in byte order, as trec_eval's `strcmp` compares document ids."
+    order = pc.array_sort_indices(_arrow_strings(names)).to_numpy()
     rank = np.empty(len(names), dtype=np.int64)
     rank[order] = np.arange(len(names))
     return rank
+
+def _find(keys: np.ndarray, among: np.ndarray) -> np.ndarray:
+    "The position of each key in `among` (distinct integers), -1 where absent."
+    order = np.argsort(among, kind="stable")
+    sorted_keys = among[order]
+    at = np.minimum(np.searchsorted(sorted_keys, keys), max(len(among) - 1, 0))
+    hit = (sorted_keys[at] == keys) if len(among) else np.zeros(len(keys), dtype=bool)
+    return np.where(hit, order[at], -1)
 
 @dataclass
 class _Joined:
@@ -195,7 +214,7 @@ def _join(run: pd.DataFrame, qrels: pd.DataFrame, queries: np.ndarray, qrels_que
           convention: Convention) -> _Joined:
     "Attach to each run line the judgment of its (query, document), by integer keys."
     run_query_codes, run_query_names = _codes(run["query"])
-    query_of_name = pd.Index(queries).get_indexer(_as_names(run_query_names))
+    query_of_name = _lookup(run_query_names, pd.Index(queries))
     query = query_of_name[run_query_codes]
     in_run = np.bincount(query[query >= 0], minlength=len(queries)) > 0
     keep = query >= 0
@@ -203,10 +222,11 @@ def _join(run: pd.DataFrame, qrels: pd.DataFrame, queries: np.ndarray, qrels_que
     run_doc, run_doc_names = _codes(run["doc"])
     run_doc = run_doc[keep]
     judged_doc, judged_doc_names = _codes(qrels["doc"])
-    doc_in_qrels = _as_names(judged_doc_names).get_indexer(_as_names(run_doc_names))[run_doc]
+    doc_in_qrels = _lookup(run_doc_names, judged_doc_names)[run_doc]
     width = max(len(judged_doc_names), 1)
-    judged_keys = pd.Index(qrels_query * width + judged_doc)
-    found = np.where(doc_in_qrels >= 0, judged_keys.get_indexer(query * width + doc_in_qrels), -1)
+    found = np.full(len(query), -1, dtype=np.int64)
+    known = doc_in_qrels >= 0
+    found[known] = _find(query[known] * width + doc_in_qrels[known], qrels_query * width + judged_doc)
     relevance = qrels["relevance"].to_numpy(dtype=float)
     judged = found >= 0
     grade = np.where(judged, relevance[np.maximum(found, 0)], 0.0)
