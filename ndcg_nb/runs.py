@@ -5,15 +5,16 @@
 # %% ../nbs/08_runs.ipynb #dadd9e3f
 from __future__ import annotations
 
-import csv
 import gzip
 import importlib.resources
-import io
 import itertools
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pa_csv
 
 # %% auto #0
 __all__ = ['QRELS_DUPLICATES', 'SAMPLE_QRELS', 'SAMPLE_RUN', 'TrecFormatError', 'read_qrels', 'read_run', 'as_qrels', 'as_run']
@@ -25,58 +26,123 @@ class TrecFormatError(ValueError):
 _FIELDS = {"qrels": ("query", "iter", "doc", "relevance"),
            "run": ("query", "q0", "doc", "rank", "score", "tag")}
 
-def _read_text(path) -> str:
+def _read_bytes(path) -> bytes:
+    "The bytes of the file at `path`, gunzipped if they start with gzip's magic number; checked to be UTF-8."
     raw = Path(path).read_bytes()
     if raw[:2] == b"\x1f\x8b":
         raw = gzip.decompress(raw)
+    if not raw.isascii():
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = raw[:exc.start].count(b"\n") + 1
+            raise TrecFormatError(f"{path}, line {line}: not UTF-8 text ({exc.reason})") from None
+    return raw
+
+# %% ../nbs/08_runs.ipynb #5e0d7a41
+def _arrow_csv(data: bytes, names, columns, delimiter: str = " ") -> pa.Table:
+    "The `columns` of `data` (fields `names`, split on `delimiter`) as arrow strings, by pyarrow's threaded reader."
+    return pa_csv.read_csv(
+        pa.py_buffer(data),
+        read_options=pa_csv.ReadOptions(column_names=list(names)),
+        parse_options=pa_csv.ParseOptions(delimiter=delimiter, quote_char=False, escape_char=False,
+                                          double_quote=False, ignore_empty_lines=False),
+        convert_options=pa_csv.ConvertOptions(column_types={c: pa.string() for c in columns},
+                                              include_columns=list(columns), null_values=[],
+                                              strings_can_be_null=False, quoted_strings_can_be_null=False))
+
+def _regular(raw: bytes, names) -> pa.Table | None:
+    "All fields of `raw` if each line holds exactly `names`, one space (or one tab) apart; otherwise `None`."
+    delimiter = " " if b"\t" not in raw else "\t" if b" " not in raw else None
+    if delimiter is None or b"\r" in raw or b"\x0b" in raw or b"\x0c" in raw:
+        return None
     try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[:exc.start].count(b"\n") + 1
-        raise TrecFormatError(f"{path}, line {line}: not UTF-8 text ({exc.reason})") from None
+        table = _arrow_csv(raw, names, names, delimiter)
+    except pa.ArrowInvalid:   # a line with more or fewer fields, or a blank line
+        return None
+    if any(pc.min(pc.binary_length(column)).as_py() == 0 for column in table.columns):
+        return None   # an empty field: two delimiters in a row, or one at the start or end of a line
+    return table
 
-def _fields_per_line(text: str) -> np.ndarray:
-    "How many whitespace-separated fields each line of `text` has, counted on the bytes at once."
-    data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
-    newline = data == 10
-    space = newline | (data == 32) | ((data >= 9) & (data <= 13))
-    starts = ~space
-    starts[1:] &= space[:-1]
-    line_of = np.cumsum(newline) - newline
-    n_lines = int(newline.sum()) + (0 if text.endswith("\n") else 1)
-    return np.bincount(line_of[starts], minlength=n_lines)
-
-def _parse_fields(text: str, kind: str, source: str) -> pd.DataFrame:
-    names = _FIELDS[kind]
+# %% ../nbs/08_runs.ipynb #e4a93f07
+def _normalise(raw: bytes, names, source: str, kind: str) -> tuple[bytes, np.ndarray]:
+    "`raw` rewritten as the first `len(names)` fields of each line, one space apart; and the number of each line kept."
     n = len(names)
-    counts = _fields_per_line(text)
-    if not counts.any():
+    data = np.frombuffer(raw + b"\n", dtype=np.uint8)
+    token = ~(((data - np.uint8(9)) <= 4) | (data == 32))   # bytes 9 to 13 and 32 are whitespace
+    edges = np.flatnonzero(token[1:] != token[:-1]) + 1
+    if token[0]:
+        edges = np.concatenate(([0], edges))
+    del token
+    starts, ends = edges[0::2], edges[1::2]   # field i is data[starts[i]:ends[i]]
+    if not len(starts):
         raise TrecFormatError(f"{source}: no {kind} lines")
-    short = (counts > 0) & (counts < n)
-    if short.any():
-        row = int(np.flatnonzero(short)[0])
-        raise TrecFormatError(f"{source}, line {row + 1}: expected {n} fields ({' '.join(names)}), found "
-                              f"{counts[row]}: {text.splitlines()[row].strip()!r}")
-    width = max(int(counts.max()), n)  # text after the last field is read into spare columns and dropped
-    frame = pd.read_csv(io.StringIO(text), sep=r"\s+", header=None, names=list(range(width)), usecols=list(range(n)),
-                        index_col=False, dtype=str, quoting=csv.QUOTE_NONE, skip_blank_lines=False,
-                        keep_default_na=False, na_values=[], engine="c")
-    frame.columns = list(names)
-    if len(frame) != len(counts):
-        raise TrecFormatError(f"{source}: read {len(frame)} lines but the file has {len(counts)}; "
-                              "is a line break missing or doubled?")
-    frame["line"] = np.arange(1, len(frame) + 1)
-    return frame[counts > 0].reset_index(drop=True)
+    breaks = np.searchsorted(starts, np.flatnonzero(data == 10))   # the field after each line break
+    line_of = np.cumsum(np.bincount(breaks, minlength=len(starts) + 1)[:-1])   # line (from 0) of each field
+    heads = np.flatnonzero(np.diff(line_of, prepend=-1))   # the first field of each line
+    counts = np.diff(heads, append=len(starts))
+    short = np.flatnonzero(counts < n)
+    if len(short):
+        head = heads[short[0]]
+        end = raw.find(b"\n", starts[head])
+        text = raw[starts[head]:end if end >= 0 else None].decode().strip()
+        raise TrecFormatError(f"{source}, line {line_of[head] + 1}: expected {n} fields ({' '.join(names)}), "
+                              f"found {counts[short[0]]}: {text!r}")
+    if counts.max() > n:   # text after the last field is ignored, as trec_eval does
+        field = np.arange(len(starts)) - np.repeat(heads, counts)
+        kept = field < n
+        starts, ends, last = starts[kept], ends[kept], field[kept] == n - 1
+    else:
+        last = np.zeros(len(starts), dtype=bool)
+        last[n - 1::n] = True
+    out = data.copy()
+    out[ends] = np.where(last, 10, 32)   # the byte after each field becomes its separator
+    keep = np.zeros(len(data) + 1, dtype=np.int8)   # +1 at each field's start, -1 after its separator
+    keep[starts] = 1
+    keep[ends + 1] -= 1
+    return out[np.cumsum(keep[:-1], dtype=np.int8).view(bool)].tobytes(), line_of[heads] + 1
 
+# %% ../nbs/08_runs.ipynb #f2c81d3e
+def _split(raw: bytes, kind: str, source: str) -> tuple[pa.Table, np.ndarray, bytes]:
+    "The query, doc and value of each line of `raw` as arrow strings; their line numbers; the text parsed."
+    names = _FIELDS[kind]
+    wanted = ["query", "doc", names[-1] if kind == "qrels" else "score"]
+    table = _regular(raw, names)
+    if table is not None:
+        return table.select(wanted), np.arange(1, table.num_rows + 1), raw
+    text, lines = _normalise(raw, names, source, kind)
+    return _arrow_csv(text, names, wanted), lines, text
 
-def _numeric(frame: pd.DataFrame, column: str, source: str, what: str, where: str = "line") -> pd.Series:
-    values = pd.to_numeric(frame[column], errors="coerce").astype(float)
-    bad = ~np.isfinite(values.to_numpy())
+def _categorical(codes: np.ndarray, names) -> pd.Categorical:
+    "A Categorical from integer `codes` into `names`, which must be distinct (not checked again)."
+    names = pd.Index(names)
+    fast = getattr(pd.CategoricalDtype, "_from_fastpath", None)   # pandas' own constructor without the check
+    return pd.Categorical.from_codes(codes, dtype=fast(names, False) if fast else pd.CategoricalDtype(names))
+
+def _encode(column: pa.ChunkedArray) -> pd.Categorical:
+    "Arrow strings as a Categorical, each distinct string stored once."
+    if column.nbytes >= 2**31 - 1:   # more text than 32-bit offsets can address in one array
+        column = column.cast(pa.large_string())
+    encoded = pc.dictionary_encode(column.combine_chunks())
+    return _categorical(encoded.indices.to_numpy(), encoded.dictionary.to_pandas())
+
+# %% ../nbs/08_runs.ipynb #6a0e4b77
+def _numeric(frame: pd.DataFrame, raw, source: str, what: str, where: str = "line") -> np.ndarray:
+    "`raw` (arrow strings, or numbers of any dtype) as finite floats, or an error naming the first that is not."
+    values = None
+    if isinstance(raw, (pa.Array, pa.ChunkedArray)):
+        try:
+            values = raw.cast(pa.float64()).to_numpy()
+        except pa.ArrowInvalid:   # text that is not a number: found below
+            raw = raw.to_pandas().to_numpy()
+    if values is None:
+        values = pd.to_numeric(pd.Series(raw), errors="coerce").astype(float).to_numpy()
+    bad = ~np.isfinite(values)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raw = frame[column].iloc[row]
-        shown = repr(raw) if isinstance(raw, str) else str(float(raw))
-        raise TrecFormatError(f"{source}, {where} {frame[where].iloc[row]}: {what} {shown} "
+        value = raw[row].as_py() if isinstance(raw, pa.ChunkedArray) else raw[row]
+        shown = repr(value) if isinstance(value, str) else str(float(value))
+        raise TrecFormatError(f"{source}, {where} {frame['line'].iloc[row]}: {what} {shown} "
                               f"is not a finite number (query {frame['query'].iloc[row]!r}, "
                               f"document {frame['doc'].iloc[row]!r})")
     return values
@@ -87,10 +153,12 @@ QRELS_DUPLICATES = ("error", "first", "last", "max")
 def _duplicates(frame: pd.DataFrame, source: str, what: str, where: str, policy: str = "error") -> pd.DataFrame:
     if policy not in QRELS_DUPLICATES:
         raise ValueError(f"duplicates must be one of {', '.join(QRELS_DUPLICATES)}, got {policy!r}")
-    query_codes = pd.factorize(frame["query"])[0].astype(np.int64)
-    doc_codes, doc_names = pd.factorize(frame["doc"])
-    keys = pd.Series(query_codes * max(len(doc_names), 1) + doc_codes)
-    repeated = keys.duplicated(keep=False).to_numpy()
+    docs = frame["doc"].cat.codes.to_numpy()
+    n_docs = max(len(frame["doc"].cat.categories), 1)
+    keys = frame["query"].cat.codes.to_numpy().astype(np.int64) * n_docs + docs
+    shared = np.bincount(docs, minlength=n_docs)[docs] > 1   # rows whose document occurs more than once
+    repeated = np.zeros(len(frame), dtype=bool)
+    repeated[shared] = pd.Series(keys[shared]).duplicated(keep=False).to_numpy()
     if not repeated.any():
         return frame
     if policy == "error":
@@ -98,64 +166,88 @@ def _duplicates(frame: pd.DataFrame, source: str, what: str, where: str, policy:
         same = frame[repeated & (frame["query"] == first["query"]).to_numpy() & (frame["doc"] == first["doc"]).to_numpy()]
         hint = " (pass duplicates='first', 'last' or 'max' to choose one)" if what == "qrels" else ""
         raise TrecFormatError(f"{source}: document {first['doc']!r} appears {len(same)} times for query "
-                              f"{first['query']!r} ({where}s {', '.join(map(str, same[where]))}){hint}")
+                              f"{first['query']!r} ({where}s {', '.join(map(str, same['line']))}){hint}")
+    keys = pd.Series(keys, index=frame.index)
     if policy == "max":
         order = frame.sort_values("relevance", kind="stable", ascending=False)
         return order[~keys.reindex(order.index).duplicated(keep="first").to_numpy()].sort_index()
     return frame[~keys.duplicated(keep=policy).to_numpy()]
 
 # %% ../nbs/08_runs.ipynb #2a9b5f61
-def read_qrels(path, *, duplicates: str = "error") -> pd.DataFrame:
-    "Read a TREC qrels file (`qid iter docno rel`, plain or gzip) into `query, doc, relevance`."
+def _tidy_frame(query: pd.Categorical, doc: pd.Categorical, raw, line: np.ndarray, kind: str, source: str,
+                where: str = "line", duplicates: str | None = "error", what: str | None = None) -> pd.DataFrame:
+    "ndcg_nb's columns from categorical ids, raw values and line numbers; duplicates handled by `duplicates`."
+    value = "relevance" if kind == "qrels" else "score"
+    frame = pd.DataFrame({"query": query, "doc": doc, "line": np.asarray(line, dtype=np.int64)})
+    frame.insert(2, value, _numeric(frame, raw, what or source, value, where))
+    if duplicates is not None:
+        frame = _duplicates(frame, source, kind, where, duplicates).reset_index(drop=True)
+    if kind == "run":
+        frame.insert(3, "order", np.arange(len(frame), dtype=np.int64))
+    frame.attrs["source"] = source
+    return frame
+
+def _read(path, kind: str, duplicates: str = "error") -> pd.DataFrame:
     source = str(path)
-    frame = _parse_fields(_read_text(path), "qrels", source)
-    frame["relevance"] = _numeric(frame, "relevance", source, "relevance")
-    frame = _duplicates(frame, source, "qrels", "line", duplicates)
-    out = frame[["query", "doc", "relevance", "line"]].reset_index(drop=True)
-    out.attrs["source"] = source
-    return out
+    table, lines, text = _split(_read_bytes(path), kind, source)
+    frame = _tidy_frame(_encode(table["query"]), _encode(table["doc"]), table.column(2), lines, kind, source,
+                        duplicates=duplicates)
+    if kind == "run":
+        end = text.find(b"\n")
+        frame.attrs["tag"] = text[:end if end >= 0 else None].split()[5].decode()
+    return frame
+
+def read_qrels(path, *, duplicates: str = "error") -> pd.DataFrame:
+    "Read a TREC qrels file (`qid iter docno rel`, plain or gzip) into `query, doc, relevance, line`."
+    return _read(path, "qrels", duplicates)
 
 def read_run(path) -> pd.DataFrame:
-    "Read a TREC run file (`qid Q0 docno rank score tag`, plain or gzip) into `query, doc, score, order`."
-    source = str(path)
-    frame = _parse_fields(_read_text(path), "run", source)
-    frame["score"] = _numeric(frame, "score", source, "score")
-    frame = _duplicates(frame, source, "run", "line")
-    out = frame[["query", "doc", "score", "line"]].reset_index(drop=True)
-    out.insert(3, "order", np.arange(len(out)))
-    out.attrs["source"] = source
-    out.attrs["tag"] = frame["tag"].iloc[0] if len(frame) else ""
-    return out
+    "Read a TREC run file (`qid Q0 docno rank score tag`, plain or gzip) into `query, doc, score, order, line`."
+    return _read(path, "run")
 
 # %% ../nbs/08_runs.ipynb #18b6fe3a
 SAMPLE_QRELS = Path(str(importlib.resources.files("ndcg_nb") / "data" / "sample.qrels"))
 SAMPLE_RUN = Path(str(importlib.resources.files("ndcg_nb") / "data" / "sample.run"))
 
 # %% ../nbs/08_runs.ipynb #d1847a35
-def _from_frame(frame: pd.DataFrame, columns: dict[str, str], value: str, what: str) -> pd.DataFrame:
+def _ids(values: pd.Series, what: str, name: str) -> pd.Categorical:
+    "Ids of any dtype as string categories, printed as `astype(str)` prints them, each distinct value once."
+    codes, uniques = pd.factorize(values)
+    if len(codes) and codes.min() < 0:
+        raise TrecFormatError(f"{what}, row {int(np.argmax(codes < 0))}: {name} id is missing")
+    dtype = pd.api.types.infer_dtype(uniques, skipna=False)
+    if dtype.startswith("mixed"):   # 1, 1.0 and True are one value to pandas but print differently
+        codes, uniques = pd.factorize(values.astype(str))
+    elif dtype != "string":         # 1 and "1" print alike: one category
+        merged, uniques = pd.factorize(pd.Series(uniques).astype(str))
+        codes = merged[codes]
+    return _categorical(codes, uniques)
+
+def _from_frame(frame: pd.DataFrame, columns: dict[str, str], value: str, kind: str, duplicates: str) -> pd.DataFrame:
     missing = [name for name in columns.values() if name not in frame.columns]
     if missing:
-        raise TrecFormatError(f"{what} frame has no column {missing[0]!r}; its columns: "
+        raise TrecFormatError(f"{kind} frame has no column {missing[0]!r}; its columns: "
                               f"{', '.join(map(str, frame.columns))}. Name the columns with "
                               f"query=, doc=, {value}=")
-    out = pd.DataFrame({"query": frame[columns["query"]].astype(str).to_numpy(),
-                        "doc": frame[columns["doc"]].astype(str).to_numpy(),
-                        value: frame[columns[value]].to_numpy(),
-                        "row": np.arange(len(frame))})
-    out[value] = _numeric(out, value, f"{what} frame", value, where="row")
-    return out
+    what = f"{kind} frame"
+    return _tidy_frame(_ids(frame[columns["query"]], what, "query"), _ids(frame[columns["doc"]], what, "doc"),
+                       frame[columns[value]].to_numpy(), np.arange(len(frame)), kind, kind, "row", duplicates, what)
 
-def _from_dict(nested: dict, value: str, what: str) -> pd.DataFrame:
+def _from_dict(nested: dict, value: str, kind: str) -> pd.DataFrame:
     inner = list(nested.values())
     if not all(isinstance(v, dict) for v in inner):
-        raise TrecFormatError(f"{what} dict must map each query to a dict {{doc: {value}}}")
+        raise TrecFormatError(f"{kind} dict must map each query to a dict {{doc: {value}}}")
+    what = f"{kind} dict"
     counts = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
-    frame = pd.DataFrame({"query": np.repeat(np.array(list(map(str, nested.keys())), dtype=object), counts),
-                          "doc": list(map(str, itertools.chain.from_iterable(map(dict.keys, inner)))),
-                          value: list(itertools.chain.from_iterable(map(dict.values, inner)))})
-    frame["row"] = np.arange(len(frame))
-    frame[value] = _numeric(frame, value, f"{what} dict", value, where="row")
-    return frame
+    queries = _ids(pd.Series(list(nested), dtype=object), what, "query")
+    query = _categorical(np.repeat(queries.codes, counts), queries.categories)
+    doc = _ids(pd.Series(list(itertools.chain.from_iterable(inner)), dtype=object), what, "doc")
+    try:
+        values = np.fromiter(itertools.chain.from_iterable(map(dict.values, inner)), dtype=float, count=len(doc))
+    except (TypeError, ValueError):   # not all numbers: _numeric names the first that is not
+        values = np.array(list(itertools.chain.from_iterable(map(dict.values, inner))), dtype=object)
+    # a dict cannot hold one (query, doc) twice: no duplicate check
+    return _tidy_frame(query, doc, values, np.arange(len(values)), kind, kind, "row", None, what)
 
 def _tidy(data, kind: str, columns: dict[str, str], reader, duplicates: str = "error") -> pd.DataFrame:
     "Qrels or a run from a TREC file path, a long DataFrame or a nested dict, in ndcg_nb's columns."
@@ -165,18 +257,10 @@ def _tidy(data, kind: str, columns: dict[str, str], reader, duplicates: str = "e
     if isinstance(data, pd.DataFrame):
         if "source" in data.attrs and {"query", "doc", value, "line"} <= set(data.columns):
             return data   # already read by ndcg_nb
-        frame = _from_frame(data, columns, value, kind)
-    elif isinstance(data, dict):
-        frame = _from_dict(data, value, kind)   # a dict cannot hold one (query, doc) twice
-    else:
-        raise TypeError(f"{kind} must be a path, a DataFrame or a dict, got {type(data).__name__}")
-    if not isinstance(data, dict):
-        frame = _duplicates(frame, kind, kind, "row", duplicates)
-    out = frame.rename(columns={"row": "line"})[["query", "doc", value, "line"]].reset_index(drop=True)
-    if kind == "run":
-        out.insert(3, "order", np.arange(len(out)))
-    out.attrs["source"] = kind
-    return out
+        return _from_frame(data, columns, value, kind, duplicates)
+    if isinstance(data, dict):
+        return _from_dict(data, value, kind)
+    raise TypeError(f"{kind} must be a path, a DataFrame or a dict, got {type(data).__name__}")
 
 def as_qrels(qrels, *, query: str = "query", doc: str = "doc", relevance: str = "relevance",
              duplicates: str = "error") -> pd.DataFrame:
