@@ -231,15 +231,29 @@ def _top_k_columns(matrix: np.ndarray, k: int) -> np.ndarray:
     order = np.argsort(np.take_along_axis(negated, columns, axis=1), axis=1, kind="stable")
     return np.take_along_axis(columns, order, axis=1)
 
-def _sorted_desc(keys: tuple, offsets: np.ndarray, k: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def _top_k_any_order_of_ties(matrix: np.ndarray, k: int) -> np.ndarray:
+    "The columns of each row's `k` largest values, largest first; which of several equal values comes first is open."
+    if matrix.shape[1] <= max(2 * k, 32):      # short rows: a full sort is as cheap as a partition
+        return np.argsort(-matrix, axis=1)[:, :k]
+    if k < matrix.shape[1]:
+        part = np.argpartition(-matrix, k - 1, axis=1)[:, :k]
+    else:
+        part = np.broadcast_to(np.arange(matrix.shape[1]), matrix.shape)
+    order = np.argsort(-np.take_along_axis(matrix, part, axis=1), axis=1)
+    return np.take_along_axis(part, order, axis=1)
+
+def _sorted_desc(keys: tuple, offsets: np.ndarray, k: int | None = None, stable: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Indices putting each list in decreasing order of `keys[0]` (`keys[1:]` break its ties, then input order),
-    keeping the first `k` of each list; and the offsets of the result."""
+    keeping the first `k` of each list; and the offsets of the result. `stable=False` leaves the order of equal
+    keys open, for callers whose result does not depend on it."""
     n = len(offsets) - 1
     width = _uniform_length(offsets)
     if width and len(keys) == 1:
         keep = width if k is None else min(k, width)
         matrix = keys[0].reshape(n, width)
-        if keep * 4 <= width:
+        if not stable:
+            columns = _top_k_any_order_of_ties(matrix, keep)
+        elif keep < width:
             columns = _top_k_columns(matrix, keep)
         else:
             columns = np.argsort(-matrix, axis=1, kind="stable")[:, :keep]
@@ -257,6 +271,14 @@ def _tie_runs(sorted_scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     new[1:] = sorted_scores[1:] != sorted_scores[:-1]
     new[offsets[:-1][offsets[:-1] < len(new)]] = True
     return np.cumsum(new) - 1
+
+def _run_mean(values: np.ndarray, runs: np.ndarray) -> np.ndarray:
+    "Each value replaced by the mean of its run (`runs`: non-decreasing ids, one run of neighbours per id)."
+    if len(values) == 0:
+        return values
+    starts = np.flatnonzero(np.r_[True, runs[1:] != runs[:-1]])
+    counts = np.diff(np.r_[starts, len(values)])
+    return np.repeat(np.add.reduceat(values, starts) / counts, counts)
 
 def _group_mean(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
     "Each value replaced by the mean of its group (`groups`: ids from 0, equal ids form a group)."
@@ -314,7 +336,7 @@ def _gains(gain: BoundPolicy, *parts: np.ndarray) -> list[np.ndarray]:
     gains = _checked(gain, gain(flat), flat.shape, "the grades")
     return np.split(gains, np.cumsum([len(p) for p in parts])[:-1])
 
-def _rank(batch: Batch, gains: np.ndarray, k, ties: str, tie_groups) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _rank(batch: Batch, gains: np.ndarray, k, ties: str, tie_groups, detail: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     "Step 2: the index of each ranked document in the input (cut to `k` where safe), its gain, and the offsets."
     if tie_groups is not None:
         groups = np.asarray(tie_groups)
@@ -331,15 +353,16 @@ def _rank(batch: Batch, gains: np.ndarray, k, ties: str, tie_groups) -> tuple[np
     if ties != "average":
         index, offsets = _sorted_desc(keys, batch.offsets, k)
         return index, gains[index], offsets
-    index, offsets = _sorted_desc(keys, batch.offsets, None if _uniform_length(batch.offsets) is None else k)
+    index, offsets = _sorted_desc(keys, batch.offsets, None if _uniform_length(batch.offsets) is None else k,
+                                  stable=detail)
     ranked_scores = scores[index]
     if len(index) == len(scores):                      # whole lists sorted: average over runs of equal scores
-        return index, _group_mean(gains[index], _tie_runs(ranked_scores, offsets)), offsets
+        return index, _run_mean(gains[index], _tie_runs(ranked_scores, offsets)), offsets
     # top k of equal-length rows: ties inside the top k are averaged there; the tie group at the
     # cut also holds documents past k, so its mean is taken over the whole row
     n, width, keep = len(batch), _uniform_length(batch.offsets), _uniform_length(offsets)
     runs = _tie_runs(ranked_scores, offsets)
-    ranked = _group_mean(gains[index], runs)
+    ranked = _run_mean(gains[index], runs)
     last = ranked_scores.reshape(n, keep)[:, -1:]
     in_last = scores.reshape(n, width) == last
     boundary_mean = (np.where(in_last, gains.reshape(n, width), 0.0).sum(axis=1) / in_last.sum(axis=1))
@@ -380,11 +403,11 @@ def _truncate(truncation: BoundPolicy, grades: np.ndarray, offsets: np.ndarray, 
         raise PluginError(f"{name} returned non-finite grades for the {what}")
     return new_grades, new_offsets, kept_out, kept_in
 
-def _ideal(pool: Batch, pool_gains: np.ndarray, truncation: BoundPolicy, k):
+def _ideal(pool: Batch, pool_gains: np.ndarray, truncation: BoundPolicy, k, detail: bool = True):
     "Step 4a: the harmless pool documents by decreasing gain, truncated. Returns (index into pool or -1, grades, offsets)."
     harmless = pool_gains >= 0
     keys = np.where(harmless, pool_gains, -np.inf)
-    index, offsets = _sorted_desc((keys,), pool.offsets, k)
+    index, offsets = _sorted_desc((keys,), pool.offsets, k, stable=detail)
     keep = harmless[index]
     if not keep.all():
         counts = _segment_sum(keep.astype(float), offsets).astype(np.int64)
@@ -435,8 +458,11 @@ def _discounted_sums(gains: np.ndarray, offsets: np.ndarray, weights: np.ndarray
     return _segment_sum(gains * weights[_positions(offsets)], offsets)
 
 def score_batch(batch: Batch, k: int | None = None, *, ideal: Batch | None = None, gain="linear",
-                discount="log2", truncation="cut", ties: str = "average", tie_groups: np.ndarray | None = None) -> Scores:
-    "DCG and IDCG of every list of `batch` at depth `k` (see the steps above)."
+                discount="log2", truncation="cut", ties: str = "average", tie_groups: np.ndarray | None = None,
+                detail: bool = True) -> Scores:
+    """DCG and IDCG of every list of `batch` at depth `k` (see the steps above). With `detail=False` documents of
+    equal gain (or, under `ties="average"`, of equal score) may be picked by a partial sort in any order: the
+    values are the same, only which of them `source` and `ideal_source` name may differ."""
     check_depth(k)
     gain, discount, truncation = _policies(gain, discount, truncation)
     pool = batch if ideal is None else ideal
@@ -447,11 +473,11 @@ def score_batch(batch: Batch, k: int | None = None, *, ideal: Batch | None = Non
         pool_gains = batch_gains
     else:
         batch_gains, pool_gains = _gains(gain, batch.grades, pool.grades)
-    index, ranked_gains, ranked_offsets = _rank(batch, batch_gains, k, ties, tie_groups)
+    index, ranked_gains, ranked_offsets = _rank(batch, batch_gains, k, ties, tie_groups, detail)
     grades, offsets, kept, kept_in = _truncate(truncation, batch.grades[index], ranked_offsets, k, "ranked list")
     source = np.full(len(grades), -1, dtype=np.int64)
     source[kept] = (index - batch.offsets[_list_index(ranked_offsets)])[kept_in]
-    ideal_source, ideal_grades, ideal_offsets = _ideal(pool, pool_gains, truncation, k)
+    ideal_source, ideal_grades, ideal_offsets = _ideal(pool, pool_gains, truncation, k, detail)
     appended, ideal_appended = ~kept, ideal_source < 0
     gains = np.empty(len(grades))
     ideal_gains = np.empty(len(ideal_grades))
@@ -500,7 +526,8 @@ def _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores,
         if pool.single != batch.single:
             raise ValueError("ideal= must have the same form as the grades: one list for one list, "
                              "a batch of lists for a batch")
-    return score_batch(batch, k, ideal=pool, gain=gain, discount=discount, truncation=truncation, ties=ties), batch
+    return score_batch(batch, k, ideal=pool, gain=gain, discount=discount, truncation=truncation, ties=ties,
+                       detail=False), batch
 
 def cg(grades, k: int | None = None, *, scores=None, ties: str = "average", gain="linear", truncation="cut",
        lengths=None, mask=None, group_sizes=None):
@@ -535,7 +562,7 @@ def score_depths(batch: Batch, depths, *, ideal: Batch | None = None, gain="line
     for k in depths:
         check_depth(k)
     full = score_batch(batch, None, ideal=ideal, gain=gain, discount=discount, truncation="cut", ties=ties,
-                       tie_groups=tie_groups)
+                       tie_groups=tie_groups, detail=False)
     discounted = full.gains * full.weights[_positions(full.offsets)] if len(full.gains) else full.gains
     ideal_discounted = (full.ideal_gains * full.weights[_positions(full.ideal_offsets)]
                         if len(full.ideal_gains) else full.ideal_gains)
