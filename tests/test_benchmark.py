@@ -1,0 +1,18 @@
+"""tools/benchmark.py must keep working: its --only-check mode runs every workload on tiny data, one
+call per tool, and compares ndcg_nb's values with pytrec_eval, ranx, ir_measures and scikit-learn.
+Nothing is timed here and no performance is asserted: timings belong to `python tools/benchmark.py`."""
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_benchmark_only_check(tmp_path):
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "benchmark.py"), "--only-check",
+                           "--data-dir", str(tmp_path), "--json", str(tmp_path / "check.json")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    assert "all values agree" in done.stdout
+    assert "VALUES DIFFER" not in done.stdout and "FAILED" not in done.stdout
+    assert (tmp_path / "check.json").exists()
