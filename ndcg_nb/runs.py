@@ -215,7 +215,7 @@ def _ids(values: pd.Series, what: str, name: str) -> pd.Categorical:
     codes, uniques = pd.factorize(values)
     if len(codes) and codes.min() < 0:
         raise TrecFormatError(f"{what}, row {int(np.argmax(codes < 0))}: {name} id is missing")
-    dtype = pd.api.types.infer_dtype(uniques, skipna=False)
+    dtype = pd.api.types.infer_dtype(values if values.dtype == object else uniques, skipna=False)
     if dtype.startswith("mixed"):   # 1, 1.0 and True are one value to pandas but print differently
         codes, uniques = pd.factorize(values.astype(str))
     elif dtype != "string":         # 1 and "1" print alike: one category
