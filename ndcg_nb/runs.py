@@ -111,7 +111,10 @@ def _split(raw: bytes, kind: str, source: str) -> tuple[pa.Table, np.ndarray, by
     if table is not None:
         return table.select(wanted), np.arange(1, table.num_rows + 1), raw
     text, lines = _normalise(raw, names, source, kind)
-    return _arrow_csv(text, names, wanted), lines, text
+    try:
+        return _arrow_csv(text, names, wanted), lines, text
+    except pa.ArrowInvalid as exc:   # not expected once the text is regular; named all the same
+        raise TrecFormatError(f"{source}: {exc}") from None
 
 def _categorical(codes: np.ndarray, names) -> pd.Categorical:
     "A Categorical from integer `codes` into `names`, which must be distinct (not checked again)."
