@@ -54,7 +54,9 @@ def _arrow_csv(data: bytes, names, columns, delimiter: str = " ") -> pa.Table:
 def _regular(raw: bytes, names) -> pa.Table | None:
     "All fields of `raw` if each line holds exactly `names`, one space (or one tab) apart; otherwise `None`."
     delimiter = " " if b"\t" not in raw else "\t" if b" " not in raw else None
-    if delimiter is None or b"\r" in raw or b"\x0b" in raw or b"\x0c" in raw:
+    if delimiter is None or b"\x0b" in raw or b"\x0c" in raw:
+        return None
+    if b"\r" in raw and raw.count(b"\r") != raw.count(b"\r\n"):   # pyarrow reads CRLF, and CR alone, as a line end
         return None
     try:
         table = _arrow_csv(raw, names, names, delimiter)
