@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .plugins import BoundPolicy, PluginError, resolve_policy
+from .errors import InputError, InputTypeError, UsageError
 from .policies import ZERO_IDCG_POLICIES, check_depth
 
 # %% auto #0
@@ -87,7 +88,7 @@ def _to_float(values, what: str) -> np.ndarray:
     try:
         array = np.asarray(values, dtype=float)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"{what} must be numbers: {exc}") from None
+        raise InputTypeError(f"{what} must be numbers: {exc}") from None
     return array
 
 def _check_finite(values: np.ndarray, offsets: np.ndarray, what: str, single: bool, padded: bool = False):
@@ -99,53 +100,53 @@ def _check_finite(values: np.ndarray, offsets: np.ndarray, what: str, single: bo
         where = f"rank {rank}" if single else f"list {row}, rank {rank}"
         hint = (" To pass lists of different lengths in a 2-D array, pad them and give lengths= or mask="
                 "." if padded and np.isnan(values[at]) else "")
-        raise ValueError(f"{what} has {values[at]} at {where}; {what} must be finite numbers.{hint}")
+        raise InputError(f"{what} has {values[at]} at {where}; {what} must be finite numbers.{hint}")
 
 def _ragged(lists, what: str) -> tuple[np.ndarray, np.ndarray]:
     if not any(map(_is_sequence, lists)):
         _to_float(lists, what)
     if not all(map(_is_sequence, lists)):
         position = next(i for i, x in enumerate(lists) if not _is_sequence(x))
-        raise TypeError(f"{what} mixes numbers and lists (item {position} is {lists[position]!r}): give one list "
+        raise InputTypeError(f"{what} mixes numbers and lists (item {position} is {lists[position]!r}): give one list "
                         f"of {what}, or a list of lists")
     lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
     flat = list(itertools.chain.from_iterable(lists))
     if any(map(_is_sequence, flat)):
-        raise TypeError(f"{what} is nested more than two levels deep; give a list of lists of {what}")
+        raise InputTypeError(f"{what} is nested more than two levels deep; give a list of lists of {what}")
     return _to_float(flat, what), lengths
 
 def _prefix_lengths(shape, lengths, mask, what: str) -> np.ndarray | None:
     "The number of real documents in each row of a 2-D input, from `lengths=` or `mask=` (None: every row is full)."
     n, width = shape
     if lengths is not None and mask is not None:
-        raise ValueError("give lengths= or mask=, not both")
+        raise UsageError("give lengths= or mask=, not both")
     if mask is not None:
         mask = np.asarray(mask, dtype=bool)
         if mask.shape != shape:
-            raise ValueError(f"mask has shape {mask.shape} but {what} has shape {shape}")
+            raise InputError(f"mask has shape {mask.shape} but {what} has shape {shape}")
         lens = mask.sum(axis=1)
         gaps = mask != (np.arange(width) < lens[:, None])
         if gaps.any():
             row = int(np.flatnonzero(gaps.any(axis=1))[0])
-            raise ValueError(f"mask row {row} has a gap: a mask must mark a prefix of each row (the documents "
+            raise InputError(f"mask row {row} has a gap: a mask must mark a prefix of each row (the documents "
                              "retrieved, in rank order)")
         return lens.astype(np.int64)
     if lengths is not None:
         lens = np.asarray(lengths)
         if lens.shape != (n,) or not np.issubdtype(lens.dtype, np.integer):
-            raise ValueError(f"lengths must be {n} integers, one per list, got {lengths!r}")
+            raise InputError(f"lengths must be {n} integers, one per list, got {lengths!r}")
         if (lens < 0).any() or (lens > width).any():
             row = int(np.flatnonzero((lens < 0) | (lens > width))[0])
-            raise ValueError(f"lengths[{row}] = {lens[row]} is outside 0..{width}")
+            raise InputError(f"lengths[{row}] = {lens[row]} is outside 0..{width}")
         return lens.astype(np.int64)
     return None
 
 def _group_offsets(group_sizes, size: int, what: str) -> np.ndarray:
     sizes = np.asarray(group_sizes)
     if sizes.ndim != 1 or not (np.issubdtype(sizes.dtype, np.integer) or sizes.size == 0) or (sizes < 0).any():
-        raise ValueError(f"group_sizes must be a 1-D array of non-negative integers, got {group_sizes!r}")
+        raise InputError(f"group_sizes must be a 1-D array of non-negative integers, got {group_sizes!r}")
     if sizes.sum() != size:
-        raise ValueError(f"group_sizes add up to {int(sizes.sum())} but {what} holds {size} values")
+        raise InputError(f"group_sizes add up to {int(sizes.sum())} but {what} holds {size} values")
     return _offsets(sizes.astype(np.int64))
 
 def _flatten(values, lengths, mask, group_sizes, what: str) -> tuple[np.ndarray, np.ndarray, bool]:
@@ -158,39 +159,39 @@ def _flatten(values, lengths, mask, group_sizes, what: str) -> tuple[np.ndarray,
         array = _to_float(values, what)
     elif isinstance(values, (list, tuple, np.ndarray)):
         if len(values) == 0:
-            raise ValueError(f"{what} is empty: a ranked list needs at least one value")
+            raise InputError(f"{what} is empty: a ranked list needs at least one value")
         try:
             array = np.asarray(values, dtype=float)
         except (TypeError, ValueError):
             if lengths is not None or mask is not None or group_sizes is not None:
-                raise TypeError(f"{what}: lengths=, mask= and group_sizes= go with arrays, not a list of "
+                raise InputTypeError(f"{what}: lengths=, mask= and group_sizes= go with arrays, not a list of "
                                 "lists") from None
             flat, lens = _ragged(list(values), what)
             offsets = _offsets(lens)
             _check_finite(flat, offsets, what, single=False)
             return flat, offsets, False
     else:
-        raise TypeError(f"{what} must be a list, a NumPy array or a pandas Series of numbers, "
+        raise InputTypeError(f"{what} must be a list, a NumPy array or a pandas Series of numbers, "
                         f"got {type(values).__name__}")
     if group_sizes is not None:
         if array.ndim != 1:
-            raise ValueError(f"group_sizes= goes with a 1-D array of {what}; got {array.ndim} dimensions")
+            raise InputError(f"group_sizes= goes with a 1-D array of {what}; got {array.ndim} dimensions")
         if lengths is not None or mask is not None:
-            raise ValueError("give group_sizes= alone, without lengths= or mask=")
+            raise UsageError("give group_sizes= alone, without lengths= or mask=")
         offsets = _group_offsets(group_sizes, array.size, what)
         _check_finite(array, offsets, what, single=False)
         return array, offsets, False
     if array.ndim == 1:
         if lengths is not None or mask is not None:
-            raise ValueError(f"{what} is one list; lengths= and mask= are for 2-D batches")
+            raise UsageError(f"{what} is one list; lengths= and mask= are for 2-D batches")
         if array.size == 0:
-            raise ValueError(f"{what} is empty: a ranked list needs at least one value")
+            raise InputError(f"{what} is empty: a ranked list needs at least one value")
         offsets = np.array([0, array.size], dtype=np.int64)
         _check_finite(array, offsets, what, single=True)
         return array, offsets, True
     if array.ndim == 2:
         if array.shape[0] == 0:
-            raise ValueError(f"{what} holds no lists")
+            raise InputError(f"{what} holds no lists")
         lens = _prefix_lengths(array.shape, lengths, mask, what)
         if lens is None:
             flat, offsets = array.reshape(-1), np.arange(array.shape[0] + 1, dtype=np.int64) * array.shape[1]
@@ -198,7 +199,7 @@ def _flatten(values, lengths, mask, group_sizes, what: str) -> tuple[np.ndarray,
             flat, offsets = array[np.arange(array.shape[1]) < lens[:, None]], _offsets(lens)
         _check_finite(flat, offsets, what, single=False, padded=lens is None)
         return flat, offsets, False
-    raise ValueError(f"{what} has {array.ndim} dimensions; give one list (1-D) or a batch (2-D)")
+    raise InputError(f"{what} has {array.ndim} dimensions; give one list (1-D) or a batch (2-D)")
 
 def as_batch(grades, lengths=None, mask=None, *, scores=None, group_sizes=None, what: str = "grades") -> Batch:
     "Read one ranked list or a batch of them (with their `scores`, if given) into a `Batch`, or raise a clear error."
@@ -209,7 +210,7 @@ def as_batch(grades, lengths=None, mask=None, *, scores=None, group_sizes=None, 
     if scores is not None:
         flat_scores, score_offsets, score_single = _flatten(scores, lengths, mask, group_sizes, "scores")
         if score_single != single or not np.array_equal(score_offsets, offsets):
-            raise ValueError(f"scores must have the same shape as the {what}: "
+            raise InputError(f"scores must have the same shape as the {what}: "
                              f"{len(flat_scores)} scores in {len(score_offsets) - 1} list(s) for "
                              f"{len(flat)} {what} in {len(offsets) - 1} list(s)")
         batch.scores = flat_scores
@@ -341,13 +342,13 @@ def _rank(batch: Batch, gains: np.ndarray, k, ties: str, tie_groups, detail: boo
     if tie_groups is not None:
         groups = np.asarray(tie_groups)
         if groups.shape != batch.grades.shape:
-            raise ValueError(f"tie_groups has shape {groups.shape} but the grades have shape {batch.grades.shape}")
+            raise InputError(f"tie_groups has shape {groups.shape} but the grades have shape {batch.grades.shape}")
         return np.arange(len(batch.grades)), _group_mean(gains, groups), batch.offsets
     if batch.scores is None:
         return np.arange(len(batch.grades)), gains, batch.offsets
     if ties not in TIE_RULES:
         hint = (" (trec_eval's document-id rule needs document ids: use evaluate)" if ties == "docno" else "")
-        raise ValueError(f"unknown ties rule {ties!r}; choose one of {', '.join(TIE_RULES)}{hint}")
+        raise UsageError(f"unknown ties rule {ties!r}; choose one of {', '.join(TIE_RULES)}{hint}")
     scores = batch.scores
     keys = (scores,) if ties in ("input", "average") else (scores, gains if ties == "best" else -gains)
     if ties != "average":
@@ -467,7 +468,7 @@ def score_batch(batch: Batch, k: int | None = None, *, ideal: Batch | None = Non
     gain, discount, truncation = _policies(gain, discount, truncation)
     pool = batch if ideal is None else ideal
     if len(pool) != len(batch):
-        raise ValueError(f"ideal= holds {len(pool)} lists but the ranked input holds {len(batch)}")
+        raise InputError(f"ideal= holds {len(pool)} lists but the ranked input holds {len(batch)}")
     if ideal is None:
         batch_gains, = _gains(gain, batch.grades)
         pool_gains = batch_gains
@@ -502,12 +503,12 @@ def score_batch(batch: Batch, k: int | None = None, *, ideal: Batch | None = Non
 def _ratio(dcg: np.ndarray, idcg: np.ndarray, zero_idcg: str) -> tuple[np.ndarray, np.ndarray]:
     "Per-list NDCG and the boolean mask of lists whose IDCG <= 0."
     if zero_idcg not in ZERO_IDCG_POLICIES:
-        raise ValueError(f"unknown zero_idcg policy {zero_idcg!r}; choose one of {', '.join(ZERO_IDCG_POLICIES)}")
+        raise UsageError(f"unknown zero_idcg policy {zero_idcg!r}; choose one of {', '.join(ZERO_IDCG_POLICIES)}")
     undefined = idcg <= 0
     if undefined.any() and zero_idcg == "raise":
         rows = np.flatnonzero(undefined)
         shown = ", ".join(map(str, rows[:10])) + (", ..." if len(rows) > 10 else "")
-        raise ValueError(f"{len(rows)} list(s) have IDCG <= 0 (no document with positive gain), so NDCG is "
+        raise InputError(f"{len(rows)} list(s) have IDCG <= 0 (no document with positive gain), so NDCG is "
                          f"undefined: list {shown}. Choose zero_idcg='zero', 'one', 'skip' or 'nan'.")
     fill = {"zero": 0.0, "one": 1.0}.get(zero_idcg, np.nan)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -524,7 +525,7 @@ def _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores,
     if ideal is not None:
         pool = as_batch(ideal, what="ideal")
         if pool.single != batch.single:
-            raise ValueError("ideal= must have the same form as the grades: one list for one list, "
+            raise InputError("ideal= must have the same form as the grades: one list for one list, "
                              "a batch of lists for a batch")
     return score_batch(batch, k, ideal=pool, gain=gain, discount=discount, truncation=truncation, ties=ties,
                        detail=False), batch
@@ -599,7 +600,7 @@ def ndcg_dataset(lists, k: int | None = None, *, average: str = "mean", scores=N
                  lengths=None, mask=None, group_sizes=None) -> DatasetScore:
     "NDCG of a dataset: `average='mean'` of per-list NDCG, or `'ratio'` of summed DCG to summed IDCG."
     if average not in ("mean", "ratio"):
-        raise ValueError(f"average must be 'mean' or 'ratio', got {average!r}")
+        raise UsageError(f"average must be 'mean' or 'ratio', got {average!r}")
     s, batch = _scores(lists, k, ideal, gain, discount, truncation, lengths, mask, scores, ties, group_sizes)
     per_list, undefined = _ratio(s.dcg, s.idcg, zero_idcg)
     counted = ~undefined if zero_idcg == "skip" else np.ones(len(batch), dtype=bool)

@@ -18,7 +18,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .core import Batch, _ratio, _tie_runs, score_depths
-from .plugins import resolve_policy
+from .errors import InputError, UsageError
+from .plugins import PluginError, resolve_policy
 from .presets import Convention
 from .runs import as_qrels, as_run
 
@@ -38,7 +39,7 @@ def resolve_convention(preset="trec_eval", **overrides) -> Convention:
         elif dataclasses.is_dataclass(made) and hasattr(made, "as_dict"):
             fields = made.as_dict()
         else:
-            raise TypeError(f"preset {bound.policy.name!r} from plugin {bound.policy.plugin!r} returned "
+            raise PluginError(f"preset {bound.policy.name!r} from plugin {bound.policy.plugin!r} returned "
                             f"{type(made).__name__}, not a Convention or dict")
         base = Convention(**{**fields, "preset": fields.get("preset") or bound.policy.name})
     convention = base.replace(**overrides) if overrides else base
@@ -59,9 +60,9 @@ def _depth(text: str, measure: str) -> int:
     try:
         value = float(text)
     except ValueError:
-        raise ValueError(f"measure {measure!r}: depth {text!r} is not a number") from None
+        raise UsageError(f"measure {measure!r}: depth {text!r} is not a number") from None
     if not value >= 1:
-        raise ValueError(f"measure {measure!r}: depth must be at least 1, got {text}")
+        raise UsageError(f"measure {measure!r}: depth must be at least 1, got {text}")
     return int(value)
 
 def parse_measure(name: str) -> list[Measure]:
@@ -87,9 +88,9 @@ def parse_measure(name: str) -> list[Measure]:
             try:
                 pairs.append((float(grade), float(gain)))
             except ValueError:
-                raise ValueError(f"measure {name!r}: cannot read gain {pair!r}; write grade=gain") from None
+                raise UsageError(f"measure {name!r}: cannot read gain {pair!r}; write grade=gain") from None
         return [Measure("ndcg_" + custom.group(1), None, tuple(pairs))]
-    raise ValueError(f"unknown measure {name!r}; use ndcg, ndcg_cut.K (or ndcg_cut_K), nDCG@K, ndcg_cut "
+    raise UsageError(f"unknown measure {name!r}; use ndcg, ndcg_cut.K (or ndcg_cut_K), nDCG@K, ndcg_cut "
                      "or ndcg.GRADE=GAIN,...")
 
 # %% ../nbs/10_evaluation.ipynb #49cfaaee
@@ -310,7 +311,7 @@ def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", progress=Non
         measures = (measures,)
     wanted = [m for name in measures for m in parse_measure(name)]
     if not wanted:
-        raise ValueError("no measure asked for")
+        raise UsageError("no measure asked for")
     convention = resolve_convention(preset, **overrides)
     bar = _Progress(len(wanted) + 2, progress)
     qrels, run = as_qrels(qrels, duplicates=qrels_duplicates), as_run(run)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .hookspecs import hookimpl
+from .errors import UsageError
 from .policies import ZERO_IDCG_POLICIES
 
 # %% auto #0
@@ -41,18 +42,18 @@ class Convention:
     def __post_init__(self):
         for name, allowed in _CHOICES.items():
             if getattr(self, name) not in allowed:
-                raise ValueError(f"convention field {name}={getattr(self, name)!r} is not one of {', '.join(allowed)}")
+                raise UsageError(f"convention field {name}={getattr(self, name)!r} is not one of {', '.join(allowed)}")
         if self.max_docs is not None and (isinstance(self.max_docs, bool) or not isinstance(self.max_docs, (int, np.integer))
                                           or self.max_docs < 1):
-            raise ValueError(f"max_docs must be a positive integer or None, got {self.max_docs!r}")
+            raise UsageError(f"max_docs must be a positive integer or None, got {self.max_docs!r}")
         if self.min_grade is not None and not math.isfinite(float(self.min_grade)):
-            raise ValueError(f"min_grade must be a finite number or None, got {self.min_grade!r}")
+            raise UsageError(f"min_grade must be a finite number or None, got {self.min_grade!r}")
 
     def replace(self, **changes) -> "Convention":
         "A copy with some choices changed (unknown names are an error)."
         unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
         if unknown:
-            raise ValueError(f"unknown convention field {sorted(unknown)[0]!r}; fields: "
+            raise UsageError(f"unknown convention field {sorted(unknown)[0]!r}; fields: "
                              f"{', '.join(f.name for f in dataclasses.fields(self))}")
         return dataclasses.replace(self, **changes)
 
