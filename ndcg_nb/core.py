@@ -6,12 +6,13 @@
 from __future__ import annotations
 
 import itertools
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .plugins import BoundPolicy, PluginError, resolve_policy
-from .errors import InputError, InputTypeError, UsageError
+from .errors import InputError, InputTypeError, NdcgWarning, UsageError
 from .policies import ZERO_IDCG_POLICIES, check_depth
 
 # %% auto #0
@@ -458,6 +459,15 @@ def _discounted_sums(gains: np.ndarray, offsets: np.ndarray, weights: np.ndarray
         return (gains.reshape(n, width) * weights[:width]).sum(axis=1) if width else np.zeros(n)
     return _segment_sum(gains * weights[_positions(offsets)], offsets)
 
+def _check_finite_sums(dcg: np.ndarray, idcg: np.ndarray, gains: np.ndarray, single: bool):
+    "Gains too large to add up (1e308, or 2**1023 - 1 from exponential gain) overflow: say so instead of returning nan."
+    bad = ~(np.isfinite(dcg) & np.isfinite(idcg))
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        where = "the list" if single else f"list {row}"
+        raise InputError(f"DCG or IDCG of {where} overflows ({dcg[row]}, {idcg[row]}): its gains (up to "
+                         f"{np.abs(gains).max():.3g}) are too large to add up in floating point; scale the grades down")
+
 def score_batch(batch: Batch, k: int | None = None, *, ideal: Batch | None = None, gain="linear",
                 discount="log2", truncation="cut", ties: str = "average", tie_groups: np.ndarray | None = None,
                 detail: bool = True) -> Scores:
@@ -492,6 +502,7 @@ def score_batch(batch: Batch, k: int | None = None, *, ideal: Batch | None = Non
     depth = int(max(np.diff(offsets).max(initial=0), np.diff(ideal_offsets).max(initial=0)))
     weights = _weights(discount, depth)
     dcg, idcg = _discounted_sums(gains, offsets, weights), _discounted_sums(ideal_gains, ideal_offsets, weights)
+    _check_finite_sums(dcg, idcg, gains, batch.single)
     labels = {"gain": gain.label, "discount": discount.label, "truncation": truncation.label, "k": k,
               "ideal": "own grades" if ideal is None else "given"}
     if batch.scores is not None and tie_groups is None:
@@ -527,8 +538,21 @@ def _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores,
         if pool.single != batch.single:
             raise InputError("ideal= must have the same form as the grades: one list for one list, "
                              "a batch of lists for a batch")
-    return score_batch(batch, k, ideal=pool, gain=gain, discount=discount, truncation=truncation, ties=ties,
-                       detail=False), batch
+    scores = score_batch(batch, k, ideal=pool, gain=gain, discount=discount, truncation=truncation, ties=ties,
+                         detail=False)
+    if pool is not None:
+        _warn_if_not_ideal(scores, batch.single)
+    return scores, batch
+
+def _warn_if_not_ideal(s: Scores, single: bool):
+    "An `ideal=` pool with less DCG than the ranked list is not the ideal: NDCG exceeds 1. Say so."
+    above = s.dcg > s.idcg + 1e-12 * np.maximum(np.abs(s.idcg), 1.0)
+    if above.any():
+        row = int(np.flatnonzero(above)[0])
+        where = "the list" if single else f"{int(above.sum())} list(s), first list {row},"
+        warnings.warn(f"DCG of {where} is {s.dcg[row]:.6g}, above the IDCG {s.idcg[row]:.6g} of its ideal= pool, so "
+                      "NDCG exceeds 1: the pool should hold every judged document, those ranked included",
+                      NdcgWarning, stacklevel=4)
 
 def cg(grades, k: int | None = None, *, scores=None, ties: str = "average", gain="linear", truncation="cut",
        lengths=None, mask=None, group_sizes=None):

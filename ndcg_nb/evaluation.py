@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import re
 import sys
 import time
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .core import Batch, _ratio, _tie_runs, score_depths
-from .errors import InputError, UsageError
+from .errors import InputError, NdcgWarning, UsageError
 from .plugins import PluginError, resolve_policy
 from .presets import Convention
 from .runs import as_qrels, as_run
@@ -56,14 +58,25 @@ class Measure:
     k: int | None
     gains: tuple = ()   # ((grade, gain), ...) for trec_eval's ndcg.rel=gain,...
 
-def _depth(text: str, measure: str) -> int:
-    try:
-        value = float(text)
-    except ValueError:
-        raise UsageError(f"measure {measure!r}: depth {text!r} is not a number") from None
-    if not value >= 1:
+def _depth(text: str, measure: str, trec_style: bool = False) -> int:
+    """A depth written in a measure name: a whole number from 1 up. trec_eval reads `ndcg_cut.23.4` as depth 23;
+    in its own names (`trec_style`) so does ndcg_nb, with a warning, and refuses other fractions."""
+    if not re.fullmatch(r"\+?\d+", text.strip()):
+        try:
+            value = float(text)
+        except ValueError:
+            raise UsageError(f"measure {measure!r}: depth {text!r} is not a number") from None
+        if not value >= 1:
+            raise UsageError(f"measure {measure!r}: depth must be at least 1, got {text}")
+        if not (trec_style and math.isfinite(value) and re.fullmatch(r"\+?\d+\.\d*", text.strip())):
+            raise UsageError(f"measure {measure!r}: depth {text!r} is not a whole number of documents")
+        warnings.warn(f"measure {measure!r}: depth {text} read as {int(value)}, as trec_eval reads it",
+                      NdcgWarning, stacklevel=3)
+        return int(value)
+    value = int(text)
+    if value < 1:
         raise UsageError(f"measure {measure!r}: depth must be at least 1, got {text}")
-    return int(value)
+    return value
 
 def parse_measure(name: str) -> list[Measure]:
     "The measures named by one trec_eval-style or `nDCG@k` name."
@@ -78,7 +91,10 @@ def parse_measure(name: str) -> list[Measure]:
         return [Measure(f"ndcg_cut_{k}", k) for k in TREC_CUTOFFS]
     cut = re.fullmatch(r"ndcg_cut[._](\S+)", text)
     if cut:
-        depths = sorted({_depth(part, name) for part in cut.group(1).split(",") if part})
+        parts = cut.group(1).split(",")
+        if not all(part.strip() for part in parts):
+            raise UsageError(f"measure {name!r}: an empty depth; write ndcg_cut.K or ndcg_cut.K1,K2,...")
+        depths = sorted({_depth(part, name, trec_style=True) for part in parts})
         return [Measure(f"ndcg_cut_{k}", k) for k in depths]
     custom = re.fullmatch(r"ndcg[._](\S+=\S+)", text)
     if custom:
@@ -231,6 +247,8 @@ def _join(run: pd.DataFrame, qrels: pd.DataFrame, queries: np.ndarray, qrels_que
     relevance = qrels["relevance"].to_numpy(dtype=float)
     judged = found >= 0
     grade = np.where(judged, relevance[np.maximum(found, 0)], 0.0)
+    if convention.integer_grades:
+        grade = np.trunc(grade)
     if convention.negative == "zero":
         judged &= ~(grade < 0)
         grade = np.where(judged, grade, 0.0)
@@ -291,12 +309,24 @@ def _ranked_batch(joined: _Joined, n_queries: int, convention: Convention) -> tu
 def _pool(qrels: pd.DataFrame, qrels_query: np.ndarray, n_queries: int, convention: Convention) -> Batch:
     "The judged grades of every query: the ideal's pool when `ideal='judged'` (the core leaves negative gains out)."
     grades = qrels["relevance"].to_numpy(dtype=float)
+    if convention.integer_grades:
+        grades = np.trunc(grades)
     if convention.min_grade is not None:
         grades = np.where(grades < float(convention.min_grade), 0.0, grades)
     order = np.argsort(qrels_query, kind="stable")
     return Batch.from_lengths(grades[order], np.bincount(qrels_query, minlength=n_queries))
 
 # %% ../nbs/10_evaluation.ipynb #5c0cf8ab
+def _no_common_query(run: pd.DataFrame, queries: np.ndarray) -> str:
+    "The message for a run that shares no query with its qrels, with a few ids from each side."
+    def some(ids) -> str:
+        ids = list(ids)
+        return ", ".join(repr(str(i)) for i in ids[:5]) + (", ..." if len(ids) > 5 else "")
+    run_ids = _codes(run["query"])[1]
+    return (f"no query of the run is in the qrels, so there is nothing to score: the run has {len(run_ids)} "
+            f"queries ({some(run_ids)}), the qrels {len(queries)} ({some(queries)}). Are the query ids written "
+            "the same way (e.g. '7' and '7.0')?")
+
 def _custom_gain(gains: tuple, batch: Batch, pool: Batch | None):
     "trec_eval's `ndcg.GRADE=GAIN,...` as a gain table; grades it does not list keep their own value."
     grades = np.unique(np.concatenate([batch.grades, pool.grades if pool is not None else []]))
@@ -318,6 +348,8 @@ def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", progress=Non
     bar.step("read")
     queries, qrels_query = _queries(qrels)
     joined = _join(run, qrels, queries, qrels_query, convention)
+    if not joined.in_run.any():
+        raise InputError(_no_common_query(run, queries))
     batch, groups = _ranked_batch(joined, len(queries), convention)
     pool = _pool(qrels, qrels_query, len(queries), convention) if convention.ideal == "judged" else None
     bar.step("ranked")

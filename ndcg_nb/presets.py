@@ -34,6 +34,7 @@ class Convention:
     unjudged: str = "zero"
     negative: str = "zero"
     min_grade: float | None = None
+    integer_grades: bool = False
     missing_queries: str = "skip"
     zero_idcg: str = "zero"
     max_docs: int | None = None
@@ -46,8 +47,15 @@ class Convention:
         if self.max_docs is not None and (isinstance(self.max_docs, bool) or not isinstance(self.max_docs, (int, np.integer))
                                           or self.max_docs < 1):
             raise UsageError(f"max_docs must be a positive integer or None, got {self.max_docs!r}")
-        if self.min_grade is not None and not math.isfinite(float(self.min_grade)):
-            raise UsageError(f"min_grade must be a finite number or None, got {self.min_grade!r}")
+        if not isinstance(self.integer_grades, (bool, np.bool_)):
+            raise UsageError(f"integer_grades must be True or False, got {self.integer_grades!r}")
+        if self.min_grade is not None:
+            try:
+                finite = math.isfinite(float(self.min_grade))
+            except (TypeError, ValueError):
+                finite = False
+            if not finite or isinstance(self.min_grade, bool):
+                raise UsageError(f"min_grade must be a finite number or None, got {self.min_grade!r}")
 
     def replace(self, **changes) -> "Convention":
         "A copy with some choices changed (unknown names are an error)."
@@ -65,7 +73,7 @@ def trec_eval_preset(complete: bool = False, judged_only: bool = False, max_docs
     "trec_eval 10.0 (`complete` is `-c`, `judged_only` is `-J`, `max_docs` is `-M`)."
     return Convention(gain="linear", discount="log2", ties="docno", ideal="judged", negative="zero",
                       unjudged="drop" if judged_only else "zero", missing_queries="zero" if complete else "skip",
-                      zero_idcg="zero", max_docs=max_docs, preset="trec_eval")
+                      zero_idcg="zero", max_docs=max_docs, integer_grades=True, preset="trec_eval")
 
 def sklearn_preset() -> Convention:
     "scikit-learn `ndcg_score` (ties averaged)."

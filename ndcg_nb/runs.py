@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import gzip
+import zlib
 import importlib.resources
 import itertools
 from pathlib import Path
@@ -16,11 +17,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
+from .errors import InputError
+
 # %% auto #0
 __all__ = ['QRELS_DUPLICATES', 'SAMPLE_QRELS', 'SAMPLE_RUN', 'TrecFormatError', 'read_qrels', 'read_run', 'as_qrels', 'as_run']
 
 # %% ../nbs/08_runs.ipynb #9297daa9
-class TrecFormatError(ValueError):
+class TrecFormatError(InputError):
     "A qrels or run input is malformed; the message names the file (or frame), line (or row) and text."
 
 _FIELDS = {"qrels": ("query", "iter", "doc", "relevance"),
@@ -30,7 +33,12 @@ def _read_bytes(path) -> bytes:
     "The bytes of the file at `path`, gunzipped if they start with gzip's magic number; checked to be UTF-8."
     raw = Path(path).read_bytes()
     if raw[:2] == b"\x1f\x8b":
-        raw = gzip.decompress(raw)
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise TrecFormatError(f"{path}: a damaged or truncated gzip file ({exc})") from None
+    if b"\r" in raw and raw.count(b"\r") != raw.count(b"\r\n"):   # old Mac line ends: a carriage return alone
+        raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     if not raw.isascii():
         try:
             raw.decode("utf-8")
