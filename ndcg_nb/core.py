@@ -511,16 +511,21 @@ def score_batch(batch: Batch, k: int | None = None, *, ideal: Batch | None = Non
                   ideal_source, weights, labels)
 
 # %% ../nbs/03_core.ipynb #a21be611
-def _ratio(dcg: np.ndarray, idcg: np.ndarray, zero_idcg: str) -> tuple[np.ndarray, np.ndarray]:
-    "Per-list NDCG and the boolean mask of lists whose IDCG <= 0."
+def _ratio(dcg: np.ndarray, idcg: np.ndarray, zero_idcg: str, names=None) -> tuple[np.ndarray, np.ndarray]:
+    "Per-list NDCG and the boolean mask of lists whose IDCG <= 0 (`names`: what to call the lists in errors)."
     if zero_idcg not in ZERO_IDCG_POLICIES:
         raise UsageError(f"unknown zero_idcg policy {zero_idcg!r}; choose one of {', '.join(ZERO_IDCG_POLICIES)}")
     undefined = idcg <= 0
     if undefined.any() and zero_idcg == "raise":
         rows = np.flatnonzero(undefined)
-        shown = ", ".join(map(str, rows[:10])) + (", ..." if len(rows) > 10 else "")
-        raise InputError(f"{len(rows)} list(s) have IDCG <= 0 (no document with positive gain), so NDCG is "
-                         f"undefined: list {shown}. Choose zero_idcg='zero', 'one', 'skip' or 'nan'.")
+        shown = ", ".join(str(names[i]) if names is not None else str(i) for i in rows[:10])
+        shown += ", ..." if len(rows) > 10 else ""
+        what = "query" if names is not None else "list"
+        which = ("the list has" if names is None and len(idcg) == 1
+                 else f"{len(rows)} {what}(s) have")
+        where = "" if names is None and len(idcg) == 1 else f": {what} {shown}"
+        raise InputError(f"{which} IDCG <= 0 (no document with positive gain), so NDCG is undefined{where}. "
+                         "Choose zero_idcg='zero', 'one', 'skip' or 'nan'.")
     fill = {"zero": 0.0, "one": 1.0}.get(zero_idcg, np.nan)
     with np.errstate(divide="ignore", invalid="ignore"):
         values = np.where(undefined, fill, dcg / np.where(undefined, 1.0, idcg))

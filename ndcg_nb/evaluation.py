@@ -110,9 +110,14 @@ def parse_measure(name: str) -> list[Measure]:
                      "or ndcg.GRADE=GAIN,...")
 
 # %% ../nbs/10_evaluation.ipynb #49cfaaee
+def _plain(value):
+    "A plain Python value for JSON: NumPy scalars unwrapped, NaN as null (JSON has no NaN)."
+    value = value.item() if hasattr(value, "item") else value
+    return None if isinstance(value, float) and math.isnan(value) else value
+
 def _records(frame: pd.DataFrame) -> list[dict]:
     "Rows as dicts of plain Python values, floats at full precision (pandas' to_json keeps 10 digits)."
-    return [{k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
+    return [{k: _plain(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
 
 @dataclass
 class Evaluation:
@@ -149,7 +154,7 @@ class Evaluation:
                    "aggregate": _records(self.aggregate)}
         if per_query:
             payload["per_query"] = _records(self.per_query)
-        return json.dumps(payload, indent=2)
+        return json.dumps(payload, indent=2, allow_nan=False)
 
     def to_csv(self, per_query: bool = False) -> str:
         frame = self.per_query if per_query else self.aggregate
@@ -366,7 +371,7 @@ def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", progress=Non
     frames, summary = [], []
     for measure in wanted:
         dcg, idcg = values_by_measure[measure.gains][measure.k]
-        values, undefined = _ratio(dcg, idcg, convention.zero_idcg)
+        values, undefined = _ratio(dcg, idcg, convention.zero_idcg, names=queries)
         values = np.where(missing, 0.0, values)
         status = np.where(missing, "missing_from_run", np.where(undefined, "zero_idcg", "ok"))
         in_mean = counted & ~(undefined & (convention.zero_idcg == "skip"))

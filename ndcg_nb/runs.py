@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
-from .errors import InputError
+from .errors import InputError, UsageError
 
 # %% auto #0
 __all__ = ['QRELS_DUPLICATES', 'SAMPLE_QRELS', 'SAMPLE_RUN', 'TrecFormatError', 'read_qrels', 'read_run', 'as_qrels', 'as_run']
@@ -165,7 +165,7 @@ QRELS_DUPLICATES = ("error", "first", "last", "max")
 
 def _duplicates(frame: pd.DataFrame, source: str, what: str, where: str, policy: str = "error") -> pd.DataFrame:
     if policy not in QRELS_DUPLICATES:
-        raise ValueError(f"duplicates must be one of {', '.join(QRELS_DUPLICATES)}, got {policy!r}")
+        raise UsageError(f"duplicates must be one of {', '.join(QRELS_DUPLICATES)}, got {policy!r}")
     docs = frame["doc"].cat.codes.to_numpy()
     n_docs = max(len(frame["doc"].cat.categories), 1)
     keys = frame["query"].cat.codes.to_numpy().astype(np.int64) * n_docs + docs
@@ -278,6 +278,8 @@ def _tidy(data, kind: str, columns: dict[str, str], reader, duplicates: str = "e
 def as_qrels(qrels, *, query: str = "query", doc: str = "doc", relevance: str = "relevance",
              duplicates: str = "error") -> pd.DataFrame:
     "Qrels from a TREC file path, a long DataFrame, or a dict `{query: {doc: relevance}}`."
+    if duplicates not in QRELS_DUPLICATES:
+        raise UsageError(f"duplicates must be one of {', '.join(QRELS_DUPLICATES)}, got {duplicates!r}")
     return _tidy(qrels, "qrels", {"query": query, "doc": doc, "relevance": relevance},
                  lambda path: read_qrels(path, duplicates=duplicates), duplicates)
 
