@@ -37,7 +37,7 @@ setuptools.setup(
     package_data={cfg["lib_path"]: ["data/*", "data/**/*"]},
     include_package_data=True,
     install_requires=cfg["requirements"].split(),
-    extras_require={"dev": cfg["dev_requirements"].split()},
+    extras_require={"dev": cfg["dev_requirements"].split(), "tutorials": cfg["tutorials_requirements"].split()},
     entry_points={
         "console_scripts": cfg["console_scripts"].split(),
         "nbdev": [f"{cfg['lib_path']}={cfg['lib_path']}._modidx:d"],
