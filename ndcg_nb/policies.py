@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from .errors import UsageError
 from .hookspecs import hookimpl
 
 # %% auto #0
@@ -90,7 +91,7 @@ ZERO_IDCG_POLICIES = ("zero", "one", "skip", "nan", "raise")   # what a list wit
 def check_depth(k):
     "Raise `ValueError` unless `k` is a positive integer or `None` (no depth)."
     if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
-        raise ValueError(f"depth k must be a positive integer or None, got {k!r}")
+        raise UsageError(f"depth k must be a positive integer or None, got {k!r}")
 
 def _rank_in_list(lengths: np.ndarray) -> np.ndarray:
     "The 0-based position of every grade of a flat batch within its list."
