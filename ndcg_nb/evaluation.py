@@ -19,9 +19,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .core import Batch, _ratio, _tie_runs, score_depths
+from .core import Batch, _ratio, _tie_runs, score_batch, score_depths
 from .errors import InputError, NdcgWarning, UsageError
-from .plugins import PluginError, resolve_policy
+from .plugins import PluginError, parse_policy_spec, resolve_policy
 from .presets import Convention
 from .runs import as_qrels, as_run
 
@@ -45,8 +45,8 @@ def resolve_convention(preset="trec_eval", **overrides) -> Convention:
                             f"{type(made).__name__}, not a Convention or dict")
         base = Convention(**{**fields, "preset": fields.get("preset") or bound.policy.name})
     convention = base.replace(**overrides) if overrides else base
-    resolve_policy("gain", convention.gain)
-    resolve_policy("discount", convention.discount)
+    for kind in ("gain", "discount", "truncation"):
+        resolve_policy(kind, getattr(convention, kind))
     return convention
 
 # %% ../nbs/10_evaluation.ipynb #1b848009
@@ -362,10 +362,18 @@ def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", progress=Non
     for measure in wanted:
         by_gain.setdefault(measure.gains, []).append(measure.k)
     values_by_measure = {}
+    cut_only = parse_policy_spec(convention.truncation)[0] == "cut" and not parse_policy_spec(convention.truncation)[1]
     for gains, depths in by_gain.items():
         gain = _custom_gain(gains, batch, pool) if gains else convention.gain
-        values_by_measure[gains] = score_depths(batch, depths, ideal=pool, gain=gain, discount=convention.discount,
-                                                tie_groups=groups)
+        if cut_only:     # every depth from one ranking
+            values_by_measure[gains] = score_depths(batch, depths, ideal=pool, gain=gain,
+                                                    discount=convention.discount, tie_groups=groups)
+        else:            # a truncation that pads (or more) is applied at each depth
+            values_by_measure[gains] = {}
+            for k in depths:
+                s = score_batch(batch, k, ideal=pool, gain=gain, discount=convention.discount,
+                                truncation=convention.truncation, tie_groups=groups, detail=False)
+                values_by_measure[gains][k] = (s.dcg, s.idcg)
     missing = ~joined.in_run
     counted = np.ones(len(queries), dtype=bool) if convention.missing_queries == "zero" else joined.in_run
     frames, summary = [], []

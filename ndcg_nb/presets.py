@@ -29,6 +29,7 @@ class Convention:
     "Every choice that turns a run and its qrels into NDCG values."
     gain: str | tuple = "linear"
     discount: str = "log2"
+    truncation: str | tuple = "cut"
     ties: str = "docno"
     ideal: str = "judged"
     unjudged: str = "zero"
