@@ -5,6 +5,9 @@ import matplotlib
 matplotlib.use("Agg")
 os.environ.setdefault("MPLBACKEND", "Agg")
 
+# the example plugin's own tests run in a subprocess where it is installed (tests/test_plugins.py)
+collect_ignore = ["example_plugin"]
+
 
 def pytest_terminal_summary(terminalreporter):
     "Say at the end of the run, not only in the skip reasons, when the browser checks of the docs did not run."

@@ -53,6 +53,14 @@ def test_entry_point_plugin_appears_in_cli_listing(installed_example):
     assert "example" in done.stdout and "reciprocal" in done.stdout
 
 
+def test_example_plugin_passes_its_own_conformance_tests(installed_example):
+    tests = HERE / "example_plugin" / "tests"
+    done = _run(f"import sys, pytest; sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', {str(tests)!r}]))",
+                installed_example)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed" in done.stdout
+
+
 def test_entry_point_plugin_parameters(installed_example):
     done = _run("from ndcg_nb import ndcg; print(ndcg([1, 2, 3], gain='binary:threshold=3'))", installed_example)
     assert done.returncode == 0, done.stderr
