@@ -1,0 +1,22 @@
+"""A package written by `ndcg_nb.template.new_plugin` installs through its entry point and passes its own tests."""
+import os
+import subprocess
+import sys
+
+from ndcg_nb.template import new_plugin
+
+
+def test_new_plugin_installs_and_passes_its_own_tests(tmp_path):
+    root = new_plugin("tmpl", tmp_path)
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+                    "--target", str(site), str(root)], check=True, capture_output=True, text=True, cwd=tmp_path)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(root / "tests")],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "3 passed" in done.stdout
+    listing = subprocess.run([sys.executable, "-c", "from ndcg_nb.cli import main; raise SystemExit(main(['plugins']))"],
+                             capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert listing.returncode == 0, listing.stderr
+    assert "tmpl_rbp" in listing.stdout and "tmpl_trec" in listing.stdout
