@@ -770,6 +770,14 @@ def evaluate_targets(bench: Bench, quick: bool):
     return targets
 
 
+def _portable(data):
+    "A data description without the paths of this machine's cached files."
+    if isinstance(data, dict):
+        return {k: _portable(v) for k, v in data.items() if k not in ("run", "qrels", "tie_free", "labels", "scores",
+                                                                      "untied", "sizes")}
+    return data
+
+
 def _last_line(text):
     return text.strip().splitlines()[-1] if text else text
 
@@ -967,7 +975,8 @@ def main():
         payload = {"mode": "only-check" if args.only_check else "quick" if args.quick else "full",
                    "machine": bench.machine, "tolerance": TOLERANCE, "notes": bench.notes,
                    "baseline_import_ndcg_nb_mb": getattr(bench, "baseline_import_mb", None),
-                   "workloads": [{**w, "rows": [{k: v for k, v in r.items() if not k.startswith("_")} for r in w["rows"]]}
+                   "workloads": [{**w, "data": _portable(w.get("data", {})),
+                                  "rows": [{k: v for k, v in r.items() if not k.startswith("_")} for r in w["rows"]]}
                                  for w in bench.workloads],
                    "targets": bench.targets, "report": text}
         Path(args.json).write_text(json.dumps(payload, indent=1) + "\n")
