@@ -226,7 +226,7 @@ def _queries(qrels: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     "The judged query ids in sorted order, and each qrels line's index into them."
     codes, names = _codes(qrels["query"])
     names = _as_names(names)
-    used = np.unique(codes)
+    used = np.flatnonzero(np.bincount(codes, minlength=len(names)))
     order = np.argsort(np.asarray(names[used], dtype=object), kind="stable")
     position = np.full(len(names), -1, dtype=np.int64)
     position[used[order]] = np.arange(len(used))
@@ -289,8 +289,11 @@ def _rank_order(joined: _Joined, ties: str) -> np.ndarray:
         if tied.any():
             at = np.flatnonzero(tied)
             rows = order[at]
-            used, inverse = np.unique(joined.doc[rows], return_inverse=True)
-            doc_rank = _byte_order_rank(joined.doc_names[used])[inverse]
+            docs = joined.doc[rows]
+            used = np.flatnonzero(np.bincount(docs, minlength=len(joined.doc_names)))
+            rank_of_used = np.zeros(len(joined.doc_names), dtype=np.int64)
+            rank_of_used[used] = _byte_order_rank(joined.doc_names[used])
+            doc_rank = rank_of_used[docs]
             run_id = np.cumsum(np.r_[True, ~same])[at]
             order[at] = rows[np.lexsort((-doc_rank, run_id))]
     return order
