@@ -81,10 +81,20 @@ def _plugins(args) -> str:
     if args.format == "json":
         return json.dumps(rows, indent=2)
     kinds = ("gain", "discount", "truncation", "preset")
-    frame = pd.DataFrame([{**r, **{f"{kind}s": ", ".join(r[f"{kind}s"]) or "-" for kind in kinds}} for r in rows])
+    frame = pd.DataFrame([{"plugin": r["plugin"], "version": r["version"], "status": r["status"],
+                           **{f"{kind}s": ", ".join(r[f"{kind}s"]) or "-" for kind in kinds}} for r in rows])
     if args.format == "csv":
+        frame = frame.assign(error=[r["error"] for r in rows], distribution=[r["distribution"] for r in rows],
+                             notes=["; ".join(r["notes"]) for r in rows])
         return frame.to_csv(index=False).rstrip("\n")
-    return frame.fillna("-").to_string(index=False)
+    details = []
+    for r in rows:
+        who = r["plugin"] + (f" ({r['distribution']} {r['version']})" if r["distribution"] else "")
+        if r["error"]:
+            details.append(f"{who}: {r['error']}")
+        details += [f"{who}: {note}" for note in r["notes"]]
+    text = frame.fillna("-").to_string(index=False)
+    return text + ("\n\n" + "\n".join(details) if details else "")
 
 # %% ../nbs/05_cli.ipynb #1fbf046e
 def build_parser() -> argparse.ArgumentParser:

@@ -5,21 +5,26 @@
 # %% ../nbs/02_plugins.ipynb #d859928d
 from __future__ import annotations
 
+import difflib
 import importlib
 import importlib.metadata
 import inspect
+import os
 import re
+import warnings
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
+import numpy as np
 import pluggy
 
 from . import hookspecs, policies, presets
 
 # %% auto #0
-__all__ = ['KINDS', 'ENTRY_POINT_GROUP', 'BUILTINS', 'BUILTIN_PRESETS', 'PluginError', 'UnknownPolicyError',
-           'PolicyConflictError', 'Policy', 'plugin_manager', 'register_plugin', 'unregister_plugin', 'policies_of',
-           'list_plugins', 'parse_policy_spec', 'BoundPolicy', 'resolve_policy']
+__all__ = ['KINDS', 'ENTRY_POINT_GROUP', 'BUILTINS', 'BUILTIN_PRESETS', 'LOAD_PLUGINS_VARIABLE', 'PluginError',
+           'UnknownPolicyError', 'PolicyConflictError', 'PluginWarning', 'Policy', 'plugin_manager', 'load_plugins',
+           'register_plugin', 'unregister_plugin', 'policies_of', 'list_plugins', 'parse_policy_spec', 'check_output',
+           'BoundPolicy', 'resolve_policy']
 
 # %% ../nbs/02_plugins.ipynb #7585e111
 KINDS = ("gain", "discount", "truncation", "preset")
@@ -28,6 +33,8 @@ _HOOKS = {"gain": "register_gains", "discount": "register_discounts", "truncatio
 ENTRY_POINT_GROUP = "ndcg_nb"
 BUILTINS = "ndcg_nb.builtins"
 BUILTIN_PRESETS = "ndcg_nb.presets"
+_NDCG_NB = (BUILTINS, BUILTIN_PRESETS)
+LOAD_PLUGINS_VARIABLE = "NDCG_NB_LOAD_PLUGINS"
 
 class PluginError(Exception):
     "A plugin failed to load, to register, or while computing; the message names the plugin."
@@ -37,6 +44,9 @@ class UnknownPolicyError(LookupError):
 
 class PolicyConflictError(PluginError):
     "Two plugins registered the same policy name without `override=True`."
+
+class PluginWarning(UserWarning):
+    "A plugin was skipped, or a policy broke an advisory rule; the message names the plugin (and its package)."
 
 # %% ../nbs/02_plugins.ipynb #b09f9954
 @dataclass(frozen=True)
@@ -59,7 +69,7 @@ class Policy:
 def _plugin_version(plugin, name: str, dist_version: str | None = None) -> str | None:
     if dist_version is not None:
         return dist_version
-    if name in (BUILTINS, BUILTIN_PRESETS):
+    if name in _NDCG_NB:
         from ndcg_nb import __version__
         return __version__
     version = getattr(plugin, "__version__", None)
@@ -71,101 +81,319 @@ def _plugin_version(plugin, name: str, dist_version: str | None = None) -> str |
             version = None
     return version
 
+@dataclass
+class _Source:
+    "Where a plugin came from and whether it was loaded."
+    name: str
+    version: str | None = None
+    distribution: str | None = None   # the installed package of an entry-point plugin
+    origin: str = "run time"          # "ndcg_nb", "entry point" or "run time"
+    status: str = "ok"                # "ok", "failed" (skipped) or "not loaded" (not chosen)
+    error: str | None = None
+
+    @property
+    def who(self) -> str:
+        "`plugin 'name' (package version)`, for messages."
+        return f"plugin {self.name!r}" + (f" ({self.distribution} {self.version})" if self.distribution else "")
+
+class _Refusal(PluginError):
+    "A plugin refused at load or registration; `reason` is the message without the plugin's name."
+    def __init__(self, plugin: str, reason: str):
+        super().__init__(f"plugin {plugin!r} {reason}")
+        self.reason = reason
+
+def _registrar(provided: dict, plugin: str, kind: str) -> Callable:
+    "The `register` function handed to one hook of one plugin: it checks each policy before accepting it."
+    def register(name: str, function: Callable, description: str = "", override: bool = False):
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][\w.\-]*", name):
+            raise _Refusal(plugin, f"registered a {kind} policy with an invalid name {name!r} "
+                                   "(use letters, digits, '_', '-', '.')")
+        if not callable(function):
+            raise _Refusal(plugin, f"registered {kind} policy {name!r} with {function!r}, which is not callable")
+        if (kind, name) in provided:
+            raise _Refusal(plugin, f"registered {kind} policy {name!r} twice")
+        provided[kind, name] = Policy(kind, name, function, plugin, description, bool(override))
+    return register
+
+def _collect(manager: pluggy.PluginManager, plugin: str) -> list[Policy]:
+    "Every policy `plugin` registers through its hooks, or a `_Refusal`: all of them or none."
+    provided: dict[tuple[str, str], Policy] = {}
+    for kind in KINDS:
+        for impl in getattr(manager.hook, _HOOKS[kind]).get_hookimpls():
+            if impl.plugin_name != plugin:
+                continue
+            register = _registrar(provided, plugin, kind)
+            try:
+                impl.function(**{arg: register for arg in impl.argnames})
+            except PluginError:
+                raise
+            except Exception as exc:
+                raise _Refusal(plugin, f"failed while registering {kind} policies: "
+                                       f"{type(exc).__name__}: {exc}") from exc
+    return list(provided.values())
+
+# %% ../nbs/02_plugins.ipynb #a9e1c001
+def _who(plugin: str) -> str:
+    source = _sources.get(plugin)
+    return source.who if source is not None else f"plugin {plugin!r}"
+
+def _both(claims: list[Policy]) -> str:
+    "`both plugin 'a' (pkg 1.0) and plugin 'b'`, or `plugins 'a', 'b' and 'c'` for more."
+    names = [_who(p.plugin) for p in claims]
+    return f"both {names[0]} and {names[1]}" if len(names) == 2 else ", ".join(names[:-1]) + f" and {names[-1]}"
+
 class _Registry:
     "Policies by kind and name, rebuilt from the plugin manager whenever plugins change."
     def __init__(self, manager: pluggy.PluginManager):
-        self.policies: dict[str, dict[str, Policy]] = {kind: {} for kind in KINDS}
-        self.by_plugin: dict[str, dict[str, list[str]]] = {}
+        self.policies: dict[str, dict[str, Policy]] = {kind: {} for kind in KINDS}   # usable, by name
+        self.conflicts: dict[str, dict[str, list[Policy]]] = {kind: {} for kind in KINDS}
+        self.failed: dict[str, str] = {}           # plugin -> why its registration was refused
+        self.clashes: dict[str, list[str]] = {}    # plugin -> the name clashes it is part of
+        self.ignored: dict[str, list[str]] = {}    # plugin -> its names refused in favour of a built-in
+        self.notes: dict[str, list[str]] = {}
+        claims: dict[str, dict[str, list[Policy]]] = {kind: {} for kind in KINDS}
+        for plugin, obj in manager.list_name_plugin():
+            if obj is None:
+                continue
+            try:
+                provided = _collect(manager, plugin)
+            except _Refusal as exc:
+                if plugin in _NDCG_NB:
+                    raise
+                self.failed[plugin] = exc.reason
+                continue
+            for policy in provided:
+                claims[policy.kind].setdefault(policy.name, []).append(policy)
         for kind in KINDS:
-            hook = getattr(manager.hook, _HOOKS[kind])
-            for impl in hook.get_hookimpls():
-                self._collect(kind, impl.plugin_name, impl.function)
+            for name, claimants in claims[kind].items():
+                self._settle(kind, name, claimants)
+        self.by_plugin: dict[str, dict[str, list[str]]] = {}
         for kind in KINDS:
             for policy in self.policies[kind].values():
                 self.by_plugin.setdefault(policy.plugin, {k: [] for k in KINDS})[kind].append(policy.name)
 
-    def _collect(self, kind: str, plugin: str, hook_function):
-        def register(name: str, function: Callable, description: str = "", override: bool = False):
-            if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][\w.\-]*", name):
-                raise PluginError(f"plugin {plugin!r} registered a {kind} policy with an invalid name {name!r} "
-                                  "(use letters, digits, '_', '-', '.')")
-            if not callable(function):
-                raise PluginError(f"plugin {plugin!r} registered {kind} policy {name!r} with {function!r}, "
-                                  "which is not callable")
-            new = Policy(kind, name, function, plugin, description, override)
-            old = self.policies[kind].get(name)
-            if old is not None and old.plugin != plugin:
-                if old.override == override:
-                    hint = "" if override else " Pass override=True to register() to replace it on purpose."
-                    raise PolicyConflictError(f"{kind} policy {name!r} is registered by both plugin {old.plugin!r} "
-                                              f"and plugin {plugin!r}.{hint}")
-                if old.override:
-                    return
-            self.policies[kind][name] = new
-        try:
-            hook_function(register=register)
-        except PluginError:
-            raise
-        except Exception as exc:
-            raise PluginError(f"plugin {plugin!r} failed while registering {kind} policies: "
-                              f"{type(exc).__name__}: {exc}") from exc
+    def _note(self, plugin: str, text: str):
+        self.notes.setdefault(plugin, []).append(text)
+
+    def _settle(self, kind: str, name: str, claimants: list[Policy]):
+        "Who gets `name`: the one claimant; else the one with override=True; else a built-in; else nobody."
+        overriding = [p for p in claimants if p.override]
+        builtin = [p for p in claimants if p.plugin in _NDCG_NB]
+        winners = overriding or builtin or claimants
+        what = f"{kind} {name!r}"
+        if len(winners) > 1:
+            self.conflicts[kind][name] = winners
+            for p in winners:
+                others = ", ".join(repr(o.plugin) for o in winners if o is not p)
+                self._note(p.plugin, f"{what} is also registered by {others}, neither with override=True: "
+                                     "using it is an error")
+                self.clashes.setdefault(p.plugin, []).append(f"{kind} policy {name!r} is registered by {_both(winners)}.")
+            for p in claimants:
+                if p not in winners:
+                    self._note(p.plugin, f"its {what} is overridden by {' and '.join(repr(w.plugin) for w in winners)}")
+            return
+        winner = winners[0]
+        self.policies[kind][name] = winner
+        for p in claimants:
+            if p is winner:
+                continue
+            if winner.override and not p.override:
+                self._note(p.plugin, f"its {what} is overridden by plugin {winner.plugin!r}")
+                self._note(winner.plugin, f"overrides {what} of plugin {p.plugin!r}")
+            else:   # a third-party plugin claims a built-in name without override=True: the built-in keeps it
+                message = f"{kind} policy {name!r} is registered by {_both([winner, p])}."
+                self.clashes.setdefault(p.plugin, []).append(message)
+                self.ignored.setdefault(p.plugin, []).append(what)
+                self._note(p.plugin, f"its {what} is ignored: {winner.plugin} has that name "
+                                     "(pass override=True to register() to replace it)")
 
 # %% ../nbs/02_plugins.ipynb #f2b137ca
 _manager: pluggy.PluginManager | None = None
 _registry: _Registry | None = None
-_versions: dict[str, str | None] = {}
+_sources: dict[str, _Source] = {}     # every plugin ndcg_nb knows of, loaded or not, in load order
+_warned: set[str] = set()
 
-def _load_entry_points(manager: pluggy.PluginManager):
-    for entry_point in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
-        if manager.has_plugin(entry_point.name):
+def _warn(message: str):
+    "Warn once per process: the registry is rebuilt whenever plugins change, but a broken plugin is news once."
+    if message not in _warned:
+        _warned.add(message)
+        warnings.warn(message, PluginWarning, stacklevel=4)
+
+def _skipped(source: _Source) -> str:
+    return (f"{source.who} {source.error}; it was skipped and the other plugins work "
+            f"(`ndcg-nb plugins` lists it; {LOAD_PLUGINS_VARIABLE} chooses which plugins load)")
+
+def _hook_problem(manager: pluggy.PluginManager, plugin) -> str | None:
+    "Why pluggy could never call one of the plugin's `@hookimpl` functions, checked before registering it."
+    for attribute in dir(plugin):
+        try:
+            opts = manager.parse_hookimpl_opts(plugin, attribute)
+        except Exception:
             continue
+        if opts is None:
+            continue
+        hook = opts.get("specname") or attribute
+        caller = getattr(manager.hook, hook, None)
+        spec = getattr(caller, "spec", None)
+        if spec is None:
+            if opts.get("optionalhook"):
+                continue
+            close = difflib.get_close_matches(hook, list(_HOOKS.values()), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            return f"implements unknown hook {hook!r}{hint}; the hooks are {', '.join(_HOOKS.values())}"
+        extra = set(pluggy.HookImpl(plugin, "", getattr(plugin, attribute), opts).argnames) - set(spec.argnames)
+        if extra:
+            return (f"implements hook {hook!r} with argument(s) {', '.join(map(repr, sorted(extra)))} that the "
+                    f"hook does not have (it passes {', '.join(spec.argnames)})")
+    return None
+
+def _add(manager: pluggy.PluginManager, plugin, name: str) -> str:
+    "Register `plugin` with pluggy after checking its hooks, or raise `_Refusal` with nothing registered."
+    problem = _hook_problem(manager, plugin)
+    if problem:
+        raise _Refusal(name, problem)
+    try:
+        registered = manager.register(plugin, name=name)
+    except pluggy.PluginValidationError as exc:    # a check of pluggy's that _hook_problem does not make
+        if manager.get_plugin(name) is plugin:
+            manager.unregister(name=name)
+        raise _Refusal(name, f"was refused by pluggy: {' '.join(str(exc).split())}") from exc
+    except ValueError as exc:
+        raise _Refusal(name, f"could not be registered: {str(exc).splitlines()[0]}") from exc
+    if registered is None:
+        raise _Refusal(name, "could not be registered: pluggy has it blocked")
+    return registered
+
+# %% ../nbs/02_plugins.ipynb #a9e1c003
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+def _chosen(only) -> set[str] | None:
+    "The plugins to load: `only` if given, else NDCG_NB_LOAD_PLUGINS; None means all."
+    if only is None:
+        only = os.environ.get(LOAD_PLUGINS_VARIABLE)
+        if only is None:
+            return None
+    if isinstance(only, str):
+        only = only.split(",")
+    return {str(name).strip() for name in only} - {""}
+
+def _load_entry_points(manager: pluggy.PluginManager, chosen: set[str] | None, where: str):
+    "Load the chosen entry-point plugins; one that fails is recorded, warned about and skipped."
+    matched = set()
+    wanted = {_canonical(name) for name in chosen or ()}
+    # sorted by name, so the order (and which of two claims is named first) is the same on every machine
+    for entry_point in sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
         dist = getattr(entry_point, "dist", None)
-        source = f"{dist.name} {dist.version}" if dist is not None else "an installed package"
+        source = _Source(entry_point.name, dist.version if dist else None, dist.name if dist else None,
+                         "entry point")
+        if entry_point.name in _sources:
+            _warn(f"{source.who} was not loaded: {_sources[entry_point.name].who} has the same name")
+            continue
+        _sources[entry_point.name] = source
+        names = {entry_point.name} | ({dist.name} if dist else set())
+        if chosen is not None:
+            hits = {n for n in names if _canonical(n) in wanted}
+            matched |= {_canonical(n) for n in hits}
+            if not hits:
+                source.status, source.error = "not loaded", None
+                continue
         try:
             plugin = entry_point.load()
         except Exception as exc:
-            raise PluginError(f"plugin {entry_point.name!r} ({entry_point.value}, from {source}) could not be "
-                              f"loaded: {type(exc).__name__}: {exc}") from exc
-        manager.register(plugin, name=entry_point.name)
-        _versions[entry_point.name] = dist.version if dist is not None else _plugin_version(plugin, entry_point.name)
+            source.status = "failed"
+            source.error = f"could not be loaded ({entry_point.value}): {type(exc).__name__}: {exc}"
+            _warn(_skipped(source))
+            continue
+        if dist is None:
+            source.version = _plugin_version(plugin, entry_point.name)
+        try:
+            _add(manager, plugin, entry_point.name)
+        except _Refusal as exc:
+            source.status, source.error = "failed", exc.reason
+            _warn(_skipped(source))
+    unknown = sorted(name for name in chosen or () if _canonical(name) not in matched)
+    if unknown:
+        known = [s.name for s in _sources.values() if s.origin == "entry point"]
+        _warn(f"{where} names {', '.join(map(repr, unknown))}, but no installed plugin (or package) has that "
+              f"name; the installed plugins: {', '.join(known) or 'none'}")
+
+def _build_manager(chosen: set[str] | None, where: str, keep: list[tuple[str, Any]] = ()):
+    "A new plugin manager: built-ins, the chosen entry-point plugins, then the run-time plugins in `keep`."
+    global _manager, _registry
+    manager = pluggy.PluginManager(ENTRY_POINT_GROUP)
+    manager.add_hookspecs(hookspecs)
+    _sources.clear()
+    for module, name in ((policies, BUILTINS), (presets, BUILTIN_PRESETS)):
+        manager.register(module, name=name)
+        _sources[name] = _Source(name, _plugin_version(module, name), origin="ndcg_nb")
+    _load_entry_points(manager, chosen, where)
+    for name, plugin in keep:
+        try:
+            _add(manager, plugin, name)
+            _sources[name] = _Source(name, _plugin_version(plugin, name))
+        except _Refusal as exc:
+            _warn(f"plugin {name!r}, registered at run time, {exc.reason}; it was dropped")
+    _manager, _registry = manager, None
 
 def plugin_manager() -> pluggy.PluginManager:
     "The process-wide plugin manager: built-ins, then entry-point plugins, then run-time ones."
-    global _manager
     if _manager is None:
-        manager = pluggy.PluginManager(ENTRY_POINT_GROUP)
-        manager.add_hookspecs(hookspecs)
-        manager.register(policies, name=BUILTINS)
-        manager.register(presets, name=BUILTIN_PRESETS)
-        _versions[BUILTINS] = _versions[BUILTIN_PRESETS] = _plugin_version(policies, BUILTINS)
-        _load_entry_points(manager)
-        _manager = manager
+        _build_manager(_chosen(None), LOAD_PLUGINS_VARIABLE)
     return _manager
 
-def _current_registry() -> _Registry:
+def _current_registry(quiet: str | None = None) -> _Registry:
+    "The registry of the current plugins, warning (once) about plugins it had to skip or partly ignore."
     global _registry
     if _registry is None:
-        _registry = _Registry(plugin_manager())
+        registry = _Registry(plugin_manager())
+        _registry = registry
+        for plugin, reason in registry.failed.items():
+            if plugin != quiet:
+                _warn(_skipped(_Source(plugin, error=reason, **{k: getattr(_sources.get(plugin), k, None)
+                                                                for k in ("version", "distribution")})))
+        for plugin, names in registry.ignored.items():
+            if plugin != quiet:
+                _warn(f"{_who(plugin)} registers {', '.join(names)} without override=True, but ndcg_nb's "
+                      "built-in policy has that name: the built-in is used")
     return _registry
 
 # %% ../nbs/02_plugins.ipynb #2c152cf6
+def load_plugins(only: Iterable[str] | str | None = None, *, none: bool = False) -> list[str]:
+    """Rebuild the plugin manager: the built-ins, the entry-point plugins named in `only` (plugin or package
+    names; None: as NDCG_NB_LOAD_PLUGINS says, all when it is unset), none of them if `none`, then the
+    plugins registered at run time. Returns the names of the plugins loaded."""
+    keep = ([(name, _manager.get_plugin(name)) for name, s in _sources.items()
+             if s.origin == "run time" and _manager.has_plugin(name)] if _manager is not None else [])
+    where = LOAD_PLUGINS_VARIABLE if only is None else "load_plugins(only=...)"
+    _build_manager(set() if none else _chosen(only), where, keep)
+    registry = _current_registry()
+    return [name for name, _ in _manager.list_name_plugin() if name not in registry.failed]
+
 def register_plugin(plugin, name: str | None = None) -> str:
     "Register `plugin` (a module, class or object with `@hookimpl` functions) at run time; returns its name."
     manager = plugin_manager()
     global _registry
+    name = name or manager.get_canonical_name(plugin)
+    if name in _sources and not manager.has_plugin(name):
+        raise PluginError(f"could not register plugin {name!r}: {_sources[name].who} is installed "
+                          "under that name; choose another")
     try:
-        registered = manager.register(plugin, name=name)
-    except ValueError as exc:
-        raise PluginError(f"could not register plugin {name or plugin!r}: {exc}") from exc
-    if registered is None:
-        raise PluginError(f"plugin {name or plugin!r} was not registered: pluggy has it blocked")
-    _versions[registered] = _plugin_version(plugin, registered)
+        registered = _add(manager, plugin, name)
+    except _Refusal as exc:
+        raise PluginError(str(exc)) from exc
+    _sources[registered] = _Source(registered, _plugin_version(plugin, registered))
     _registry = None
     try:
-        _current_registry()
+        registry = _current_registry(quiet=registered)
+        if registered in registry.failed:
+            raise PluginError(f"plugin {registered!r} {registry.failed[registered]}")
+        if registered in registry.clashes:
+            raise PolicyConflictError(registry.clashes[registered][0] +
+                                      " Pass override=True to register() to replace it on purpose.")
     except Exception:
         manager.unregister(name=registered)
-        _versions.pop(registered, None)
+        _sources.pop(registered, None)
         _registry = None
         raise
     return registered
@@ -177,27 +405,37 @@ def unregister_plugin(plugin) -> None:
     name = plugin if isinstance(plugin, str) else manager.get_name(plugin)
     if name is None or not manager.has_plugin(name):
         raise PluginError(f"no plugin {plugin!r} is registered")
-    if name in (BUILTINS, BUILTIN_PRESETS):
+    if name in _NDCG_NB:
         raise PluginError("the built-in policies cannot be unregistered; override them instead")
     manager.unregister(name=name)
-    _versions.pop(name, None)
+    _sources.pop(name, None)
     _registry = None
 
 # %% ../nbs/02_plugins.ipynb #15cd0c81
 def policies_of(kind: str) -> dict[str, Policy]:
-    "Installed policies of one kind (`'gain'`, `'discount'` or `'truncation'`), by name."
+    "Installed policies of one kind (`'gain'`, `'discount'`, `'truncation'` or `'preset'`), by name."
     if kind not in KINDS:
         raise ValueError(f"unknown policy kind {kind!r}; the kinds are {', '.join(KINDS)}")
     return dict(_current_registry().policies[kind])
 
 def list_plugins() -> list[dict[str, Any]]:
-    "Every installed plugin with its version and the policies it provides."
+    """Every plugin ndcg_nb knows of, with its version, the policies it provides, its `status` (`ok`,
+    `conflict`, `failed`: skipped, or `not loaded`: not chosen), the `error` that made it fail, its
+    `distribution` (the installed package of an entry-point plugin) and `notes` (overrides, conflicts)."""
     registry = _current_registry()
     rows = []
-    for name, _ in plugin_manager().list_name_plugin():
+    for name, source in _sources.items():
         provided = registry.by_plugin.get(name, {k: [] for k in KINDS})
-        rows.append({"plugin": name, "version": _versions.get(name),
-                     **{f"{kind}s": sorted(provided[kind]) for kind in KINDS}})
+        status, error, notes = source.status, source.error, list(registry.notes.get(name, []))
+        if name in registry.failed:
+            status, error = "failed", registry.failed[name]
+        elif name in registry.clashes:
+            status = "conflict"
+        if status == "not loaded":
+            notes.append(f"not chosen by {LOAD_PLUGINS_VARIABLE} or load_plugins(only=...)")
+        rows.append({"plugin": name, "version": source.version,
+                     **{f"{kind}s": sorted(provided[kind]) for kind in KINDS},
+                     "status": status, "error": error, "distribution": source.distribution, "notes": notes})
     return rows
 
 # %% ../nbs/02_plugins.ipynb #856bdb81
@@ -228,6 +466,53 @@ def parse_policy_spec(spec) -> tuple[str, dict]:
     return name.strip(), params
 
 # %% ../nbs/02_plugins.ipynb #798301bd
+_PLUGIN_SUFFIX = re.compile(r"\s*\[plugin ([^\]]+)\]\s*$")
+
+def _who_computes(policy: Policy) -> str:
+    return f"{policy.kind} policy {policy.name!r} from plugin {policy.plugin!r}"
+
+def _reject_strings(policy: Policy, values):
+    "Gains and discounts are numbers: strings such as '3' would otherwise be read as numbers by NumPy."
+    try:
+        out = np.asarray(values)
+    except (TypeError, ValueError):
+        return values                        # ragged or odd: the core's shape and type checks name it
+    kind = out.dtype.kind
+    if kind in "USa" or (kind == "O" and any(isinstance(v, (str, bytes)) for v in out.ravel())):
+        example = next(v for v in out.ravel() if isinstance(v, (str, bytes, np.str_, np.bytes_)))
+        raise PluginError(f"{_who_computes(policy)} returned strings (such as {str(example)!r}), not numbers; "
+                          f"a {policy.kind} policy returns a float array")
+    if kind in "cmM":
+        raise PluginError(f"{_who_computes(policy)} returned {out.dtype} values, not real numbers")
+    return out
+
+def check_output(policy, values, inputs=None) -> np.ndarray:
+    """Check what a gain or discount policy (a `Policy` or `BoundPolicy`) returned for `inputs` (grades, or
+    the ranks 1..depth): numbers, not strings (`PluginError`); for a discount, no negative weight
+    (`PluginError`) and no weight larger than the one of the rank before (a `PluginWarning`: the contract
+    only advises it). Returns the values as an array; every message names the plugin."""
+    p = policy.policy if isinstance(policy, BoundPolicy) else policy
+    out = _reject_strings(p, values)
+    if p.kind != "discount" or not isinstance(out, np.ndarray) or out.dtype.kind not in "biuf" or out.ndim != 1:
+        return out
+    weights = out.astype(float, copy=False)
+    ranks = np.arange(1, len(weights) + 1) if inputs is None else np.asarray(inputs)
+    if ranks.shape != weights.shape:
+        return out                           # the core reports the wrong shape
+    negative = np.flatnonzero(weights < 0)
+    if negative.size:
+        i = negative[0]
+        raise PluginError(f"{_who_computes(p)} returned a negative weight ({weights[i]:g} at rank {ranks[i]}); "
+                          "discount weights must be >= 0")
+    if len(ranks) > 1 and (np.diff(ranks) > 0).all():
+        grows = np.flatnonzero(np.diff(weights) > 1e-12 * np.abs(weights[:-1]))
+        if grows.size:
+            i = grows[0]
+            warnings.warn(f"{_who_computes(p)} gives rank {ranks[i + 1]} more weight than rank {ranks[i]} "
+                          f"({weights[i + 1]:g} > {weights[i]:g}); the discount contract advises weights that "
+                          "do not grow with rank", PluginWarning, stacklevel=3)
+    return out
+
 @dataclass(frozen=True)
 class BoundPolicy:
     "A policy with its parameters, ready to be called on arrays; errors inside it name the plugin."
@@ -236,29 +521,58 @@ class BoundPolicy:
 
     @property
     def label(self) -> str:
-        "The policy as `name` or `name:key=value;...`, the way it can be given back to ndcg_nb."
+        """The policy as `name` or `name:key=value;...`, the way it can be given back to ndcg_nb, followed by
+        ` [plugin NAME]` when the policy does not come with ndcg_nb (a plugin's, or one overriding a built-in)."""
         def show(value):
             return ",".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
-        if not self.params:
-            return self.policy.name
-        return self.policy.name + ":" + ";".join(f"{k}={show(v)}" for k, v in self.params.items())
+        text = self.policy.name
+        if self.params:
+            text += ":" + ";".join(f"{k}={show(v)}" for k, v in self.params.items())
+        return text if self.policy.plugin in _NDCG_NB else f"{text} [plugin {self.policy.plugin}]"
 
     def __call__(self, *arrays):
         p = self.policy
         try:
-            return p.function(*arrays, **self.params)
+            out = p.function(*arrays, **self.params)
         except Exception as exc:
             raise PluginError(f"{p.kind} policy {p.name!r} from plugin {p.plugin!r} failed: "
                               f"{type(exc).__name__}: {exc}") from exc
+        return _reject_strings(p, out) if p.kind in ("gain", "discount") else out
+
+def _split_plugin(spec) -> tuple[Any, str | None]:
+    "A spec without its ` [plugin NAME]` suffix (as labels show it), and that plugin's name."
+    text = spec[0] if isinstance(spec, tuple) and spec and isinstance(spec[0], str) else spec
+    if not isinstance(text, str) or not (found := _PLUGIN_SUFFIX.search(text)):
+        return spec, None
+    bare = text[:found.start()]
+    return ((bare, *spec[1:]) if isinstance(spec, tuple) else bare), found.group(1).strip()
+
+def _conflict_message(kind: str, name: str, claims: list[Policy]) -> str:
+    first = claims[0].plugin
+    none = "neither" if len(claims) == 2 else "none"
+    return (f"{kind} policy {name!r} is registered by {_both(claims)}, and {none} passes override=True, so "
+            f"ndcg_nb cannot tell which you mean. Name it with its plugin ('{name} [plugin {first}]'), uninstall "
+            f"one, or load only one: {LOAD_PLUGINS_VARIABLE}={first} (see `ndcg-nb plugins`)")
 
 def resolve_policy(kind: str, spec) -> BoundPolicy:
-    "Find the installed policy named by `spec` and bind its parameters, with clear errors."
+    """Find the installed policy named by `spec` and bind its parameters, with clear errors. A spec may end
+    in ` [plugin NAME]`, as labels do: the policy must come from that plugin (which also picks one of two
+    plugins that claim the same name)."""
+    spec, plugin = _split_plugin(spec)
     name, params = parse_policy_spec(spec)
     available = policies_of(kind)
+    claims = _current_registry().conflicts[kind].get(name)
+    if claims:
+        chosen = [p for p in claims if p.plugin == plugin]
+        if not chosen:
+            raise PolicyConflictError(_conflict_message(kind, name, claims))
+        available[name] = chosen[0]
     if name not in available:
         raise UnknownPolicyError(f"unknown {kind} policy {name!r}; installed {kind} policies: "
                                  f"{', '.join(sorted(available))} (see `ndcg-nb plugins`)")
     policy = available[name]
+    if plugin is not None and policy.plugin != plugin:
+        raise PluginError(f"{kind} policy {name!r} comes from plugin {policy.plugin!r}, not {plugin!r}")
     accepted = policy.parameters
     takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())
     unknown = [key for key in params if key not in accepted and not takes_any]
