@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .plugins import BoundPolicy, PluginError, resolve_policy
+from .plugins import BoundPolicy, PluginError, check_output, resolve_policy
 from .errors import InputError, InputTypeError, NdcgWarning, UsageError
 from .policies import ZERO_IDCG_POLICIES, check_depth
 
@@ -449,7 +449,10 @@ def _fill_ideal(pool: Batch, pool_gains, source, grades, gains, offsets):
 def _weights(discount: BoundPolicy, depth: int) -> np.ndarray:
     "Step 5: the discount of ranks 1..depth."
     ranks = np.arange(1, depth + 1)
-    return _checked(discount, discount(ranks), ranks.shape, f"ranks 1..{depth}") if depth else np.zeros(0)
+    if not depth:
+        return np.zeros(0)
+    weights = _checked(discount, discount(ranks), ranks.shape, f"ranks 1..{depth}")
+    return check_output(discount, weights, ranks)
 
 def _discounted_sums(gains: np.ndarray, offsets: np.ndarray, weights: np.ndarray) -> np.ndarray:
     "Step 6: the sum over each list of gain times the weight of its rank."

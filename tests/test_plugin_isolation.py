@@ -365,8 +365,6 @@ def test_policy_outputs_are_checked_naming_the_plugin():
     assert np.array_equal(check_output(log2, [1.0, 0.5], [1, 2]), [1.0, 0.5])
 
 
-@pytest.mark.xfail(strict=True, reason="ndcg_nb.core does not call plugins.check_output on discount weights yet "
-                                       "(core's owner wires it into _weights); remove this mark then")
 def test_metrics_check_discount_weights():
     name = register_plugin(BadOutputs(), name="bad-outputs-core")
     try:
