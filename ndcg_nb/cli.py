@@ -11,10 +11,14 @@ import sys
 
 import pandas as pd
 
-from .core import ZERO_IDCG_POLICIES
+from . import __version__
+from .errors import InputError, NdcgError, UsageError
 from .evaluation import evaluate
 from .explain import explain
-from .plugins import PluginError, _parse_value, list_plugins
+from .plugins import PluginError, _parse_value, list_plugins, parse_policy_spec, resolve_policy
+from .policies import ZERO_IDCG_POLICIES
+from .template import new_plugin
+from .testing import check_plugin
 
 # %% auto #0
 __all__ = ['build_parser', 'main']
@@ -32,11 +36,12 @@ def _score(args) -> str:
                     discount=args.discount, truncation=args.truncation, zero_idcg=args.zero_idcg)
     last = table.iloc[-1] if len(table) else None
     at = f"@{args.k}" if args.k else ""
-    result = {"k": args.k, "gain": args.gain, "discount": args.discount, "truncation": args.truncation,
-              "dcg": float(last.dcg), "idcg": float(last.idcg), "ndcg": float(last.ndcg)}
+    labels = {kind: resolve_policy(kind, getattr(args, kind)).label for kind in ("gain", "discount", "truncation")}
+    result = {"k": args.k, **labels, "dcg": float(last.dcg), "idcg": float(last.idcg), "ndcg": float(last.ndcg)}
     if args.format == "json":
         ranks = table.astype(object).where(table.notna(), None).to_dict(orient="records")
-        return json.dumps({**result, "ranks": ranks}, indent=2)
+        plain = {key: (None if isinstance(value, float) and value != value else value) for key, value in result.items()}
+        return json.dumps({**plain, "ranks": ranks}, indent=2, allow_nan=False)
     if args.format == "csv":
         return table.to_csv(index=False).rstrip("\n")
     shown = table.drop(columns=[c for c in ("item", "ideal_item") if args.items is None and args.ideal is None])
@@ -44,21 +49,45 @@ def _score(args) -> str:
         {c: "" for c in ("item", "ideal_item") if c in shown})
     grade_format = {c: (lambda v: "" if pd.isna(v) else f"{v:g}") for c in ("grade", "ideal_grade")}
     text = shown.to_string(index=False, float_format=lambda v: f"{v:.4f}", na_rep="", formatters=grade_format)
-    policies = f"gain={args.gain}, discount={args.discount}, truncation={args.truncation}"
+    policies = ", ".join(f"{kind}={label}" for kind, label in labels.items())
     return (f"{text}\n\n{policies}\n"
             f"DCG{at} = {result['dcg']:.6f}   IDCG{at} = {result['idcg']:.6f}   NDCG{at} = {result['ndcg']:.6f}")
+
+_SPEC_FIELDS = ("gain", "discount", "truncation")          # policy specs, e.g. table:table=0,1,3,7
+_CHOICE_FIELDS = ("ties", "ideal", "unjudged", "negative", "missing_queries", "zero_idcg")
+
+def _field_value(key: str, value: str):
+    "The value of `--set KEY=VALUE` as the convention field wants it."
+    if key == "preset":
+        raise UsageError("--set preset=...: choose a preset with --preset NAME (and change its fields with --set)")
+    if key in _SPEC_FIELDS or key in _CHOICE_FIELDS:
+        return value
+    if value in ("None", "none", ""):
+        return None
+    if key == "integer_grades":
+        if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
+            raise UsageError(f"--set integer_grades={value}: write true or false")
+        return value.lower() in ("true", "1", "yes")
+    if key == "max_docs":
+        try:
+            return int(value)
+        except ValueError:
+            raise UsageError(f"--set max_docs={value}: max_docs must be a positive integer") from None
+    if key == "min_grade":
+        try:
+            return float(value)
+        except ValueError:
+            raise UsageError(f"--set min_grade={value}: min_grade must be a finite number or None") from None
+    return _parse_value(value)
 
 def _convention_overrides(args) -> dict:
     overrides = {}
     for assignment in args.set or []:
         key, equals, value = assignment.partition("=")
         if not equals:
-            raise ValueError(f"--set {assignment!r}: write FIELD=VALUE, e.g. --set ties=average")
+            raise UsageError(f"--set {assignment!r}: write FIELD=VALUE, e.g. --set ties=average")
         key, value = key.strip(), value.strip()
-        if key in ("gain", "discount"):
-            overrides[key] = value          # a policy spec, e.g. table:table=0,1,3,7
-        else:
-            overrides[key] = None if value == "None" else _parse_value(value)
+        overrides[key] = _field_value(key, value)
     if args.complete:
         overrides["missing_queries"] = "zero"
     if args.judged_only:
@@ -96,10 +125,26 @@ def _plugins(args) -> str:
     text = frame.fillna("-").to_string(index=False)
     return text + ("\n\n" + "\n".join(details) if details else "")
 
+# %% ../nbs/05_cli.ipynb #c9d8e7f6
+def _new_plugin(args) -> str:
+    root = new_plugin(args.name, args.dir)
+    return (f"wrote {root}\n\nnext:\n  cd {root}\n  pip install -e .\n  ndcg-nb plugins\n"
+            f"  python -m pytest tests\n  ndcg-nb check-plugin {args.name}")
+
+def _check_plugin(args) -> str:
+    params = dict(parse_policy_spec(spec) for spec in args.params or [])
+    findings = check_plugin(args.name, params=params, raise_on_findings=False)
+    if findings:
+        raise InputError(f"{len(findings)} problem(s) with plugin {args.name!r}:\n" +
+                         "\n".join(f"- {finding}" for finding in findings))
+    return f"plugin {args.name!r}: every policy keeps its hook's contract"
+
 # %% ../nbs/05_cli.ipynb #1fbf046e
 def build_parser() -> argparse.ArgumentParser:
     "The `ndcg-nb` argument parser."
     parser = argparse.ArgumentParser(prog="ndcg-nb", description="Exact, explainable NDCG.")
+    parser.add_argument("--version", action="version", version=f"ndcg-nb {__version__}")
+    parser.add_argument("--traceback", action="store_true", help="on an error, show Python's traceback too")
     commands = parser.add_subparsers(dest="command", required=True)
 
     score = commands.add_parser("score", help="score one ranked list of grades, rank by rank",
@@ -138,19 +183,38 @@ def build_parser() -> argparse.ArgumentParser:
     plugins = commands.add_parser("plugins", help="list installed plugins and the policies they provide")
     plugins.add_argument("--format", choices=("table", "csv", "json"), default="table")
     plugins.set_defaults(run_command=_plugins)
+
+    template = commands.add_parser("new-plugin", help="write a ready plugin package to start from",
+                                   description="Write a plugin package (entry point, one example policy of each "
+                                               "kind, tests that run the conformance kit) into DIR/ndcg-nb-NAME.")
+    template.add_argument("name", help="the plugin's name: lower-case letters, digits and '_'")
+    template.add_argument("--dir", default=".", help="the folder to write it in (default: here)")
+    template.set_defaults(run_command=_new_plugin)
+
+    check = commands.add_parser("check-plugin", help="test an installed plugin's policies against the hook contracts",
+                                description="Property-test every policy of an installed plugin (NAME as "
+                                            "`ndcg-nb plugins` lists it) against its hook's contract.")
+    check.add_argument("name", help="the plugin, as `ndcg-nb plugins` lists it")
+    check.add_argument("--params", action="append", metavar="POLICY:KEY=VALUE",
+                       help="parameters for a policy that needs some, e.g. --params table:table=0,1,3,7")
+    check.set_defaults(run_command=_check_plugin)
     return parser
 
 # %% ../nbs/05_cli.ipynb #e12537b9
 def main(argv: list[str] | None = None) -> int:
-    "Entry point of the `ndcg-nb` command."
+    """Entry point of the `ndcg-nb` command. An error prints one message and exits 2 for bad usage (as argparse
+    does), 1 for bad data, a failing plugin or a file that cannot be read; `--traceback` shows Python's traceback."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         print(args.run_command(args))
-    except (ValueError, TypeError, LookupError, PluginError, OSError) as exc:
+    except (NdcgError, ValueError, TypeError, LookupError, OSError) as exc:
+        if args.traceback:
+            raise
+        usage = isinstance(exc, UsageError) or (isinstance(exc, LookupError) and not isinstance(exc, NdcgError))
         message = exc.args[0] if isinstance(exc, LookupError) and exc.args else exc
         print(f"ndcg-nb: error: {message}", file=sys.stderr)
-        return 2
+        return 2 if usage else 1
     return 0
 
 # %% ../nbs/05_cli.ipynb #b41fd462

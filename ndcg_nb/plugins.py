@@ -19,6 +19,7 @@ import numpy as np
 import pluggy
 
 from . import hookspecs, policies, presets
+from .errors import NdcgError, NdcgWarning, UsageError
 
 # %% auto #0
 __all__ = ['KINDS', 'ENTRY_POINT_GROUP', 'BUILTINS', 'BUILTIN_PRESETS', 'LOAD_PLUGINS_VARIABLE', 'PluginError',
@@ -36,16 +37,16 @@ BUILTIN_PRESETS = "ndcg_nb.presets"
 _NDCG_NB = (BUILTINS, BUILTIN_PRESETS)
 LOAD_PLUGINS_VARIABLE = "NDCG_NB_LOAD_PLUGINS"
 
-class PluginError(Exception):
+class PluginError(NdcgError):
     "A plugin failed to load, to register, or while computing; the message names the plugin."
 
-class UnknownPolicyError(LookupError):
+class UnknownPolicyError(UsageError, LookupError):
     "No installed plugin provides a policy of that kind and name."
 
 class PolicyConflictError(PluginError):
     "Two plugins registered the same policy name without `override=True`."
 
-class PluginWarning(UserWarning):
+class PluginWarning(NdcgWarning):
     "A plugin was skipped, or a policy broke an advisory rule; the message names the plugin (and its package)."
 
 # %% ../nbs/02_plugins.ipynb #b09f9954
@@ -415,7 +416,7 @@ def unregister_plugin(plugin) -> None:
 def policies_of(kind: str) -> dict[str, Policy]:
     "Installed policies of one kind (`'gain'`, `'discount'`, `'truncation'` or `'preset'`), by name."
     if kind not in KINDS:
-        raise ValueError(f"unknown policy kind {kind!r}; the kinds are {', '.join(KINDS)}")
+        raise UsageError(f"unknown policy kind {kind!r}; the kinds are {', '.join(KINDS)}")
     return dict(_current_registry().policies[kind])
 
 def list_plugins() -> list[dict[str, Any]]:
@@ -455,13 +456,13 @@ def parse_policy_spec(spec) -> tuple[str, dict]:
     if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str) and isinstance(spec[1], dict):
         return spec[0], dict(spec[1])
     if not isinstance(spec, str):
-        raise TypeError(f"a policy is given as a name, 'name:key=value', or (name, {{params}}); got {spec!r}")
+        raise UsageError(f"a policy is given as a name, 'name:key=value', or (name, {{params}}); got {spec!r}")
     name, _, rest = spec.partition(":")
     params = {}
     for assignment in filter(str.strip, rest.split(";")):
         key, equals, value = assignment.partition("=")
         if not equals or not key.strip():
-            raise ValueError(f"cannot read parameter {assignment!r} in policy {spec!r}; write key=value")
+            raise UsageError(f"cannot read parameter {assignment!r} in policy {spec!r}; write key=value")
         params[key.strip()] = _parse_value(value)
     return name.strip(), params
 
@@ -578,12 +579,12 @@ def resolve_policy(kind: str, spec) -> BoundPolicy:
     unknown = [key for key in params if key not in accepted and not takes_any]
     if unknown:
         names = ", ".join(k for k, p in accepted.items() if p.kind is not inspect.Parameter.VAR_KEYWORD) or "none"
-        raise ValueError(f"{kind} policy {name!r} (plugin {policy.plugin!r}) has no parameter "
+        raise UsageError(f"{kind} policy {name!r} (plugin {policy.plugin!r}) has no parameter "
                          f"{unknown[0]!r}; its parameters: {names}")
     missing = [key for key, p in accepted.items()
                if p.default is inspect.Parameter.empty and key not in params
                and p.kind not in (inspect.Parameter.VAR_KEYWORD, inspect.Parameter.VAR_POSITIONAL)]
     if missing:
-        raise ValueError(f"{kind} policy {name!r} (plugin {policy.plugin!r}) needs parameter {missing[0]!r}, "
+        raise UsageError(f"{kind} policy {name!r} (plugin {policy.plugin!r}) needs parameter {missing[0]!r}, "
                          f"e.g. {kind}=({name!r}, {{{missing[0]!r}: ...}}) or '{name}:{missing[0]}=...'")
     return BoundPolicy(policy, params)
