@@ -259,8 +259,10 @@ def _join(run: pd.DataFrame, qrels: pd.DataFrame, queries: np.ndarray, qrels_que
         grade = np.where(judged, grade, 0.0)
     if convention.min_grade is not None:
         grade = np.where(grade < float(convention.min_grade), 0.0, grade)
-    return _Joined(query, run_doc, _as_names(run_doc_names), run["score"].to_numpy(dtype=float)[keep], grade,
-                   judged, in_run)
+    score = run["score"].to_numpy(dtype=float)[keep]
+    if convention.float32_scores:
+        score = score.astype(np.float32).astype(float)
+    return _Joined(query, run_doc, _as_names(run_doc_names), score, grade, judged, in_run)
 
 def _rank_order(joined: _Joined, ties: str) -> np.ndarray:
     "The permutation putting the lines in order of query, decreasing score, then the tie rule."

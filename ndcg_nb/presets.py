@@ -36,6 +36,7 @@ class Convention:
     negative: str = "zero"
     min_grade: float | None = None
     integer_grades: bool = False
+    float32_scores: bool = False
     missing_queries: str = "skip"
     zero_idcg: str = "zero"
     max_docs: int | None = None
@@ -48,8 +49,9 @@ class Convention:
         if self.max_docs is not None and (isinstance(self.max_docs, bool) or not isinstance(self.max_docs, (int, np.integer))
                                           or self.max_docs < 1):
             raise UsageError(f"max_docs must be a positive integer or None, got {self.max_docs!r}")
-        if not isinstance(self.integer_grades, (bool, np.bool_)):
-            raise UsageError(f"integer_grades must be True or False, got {self.integer_grades!r}")
+        for flag in ("integer_grades", "float32_scores"):
+            if not isinstance(getattr(self, flag), (bool, np.bool_)):
+                raise UsageError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
         if self.min_grade is not None:
             try:
                 finite = math.isfinite(float(self.min_grade))
@@ -74,7 +76,8 @@ def trec_eval_preset(complete: bool = False, judged_only: bool = False, max_docs
     "trec_eval 10.0 (`complete` is `-c`, `judged_only` is `-J`, `max_docs` is `-M`)."
     return Convention(gain="linear", discount="log2", ties="docno", ideal="judged", negative="zero",
                       unjudged="drop" if judged_only else "zero", missing_queries="zero" if complete else "skip",
-                      zero_idcg="zero", max_docs=max_docs, integer_grades=True, preset="trec_eval")
+                      zero_idcg="zero", max_docs=max_docs, integer_grades=True, float32_scores=True,
+                      preset="trec_eval")
 
 def sklearn_preset() -> Convention:
     "scikit-learn `ndcg_score` (ties averaged)."

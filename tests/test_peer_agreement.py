@@ -122,3 +122,20 @@ def test_dataframe_and_dict_inputs_agree():
     b = evaluate(qrels_frame.rename(columns={"qid": "query", "docno": "doc", "grade": "relevance"}), run_frame,
                  ["ndcg", "nDCG@10"])
     pd.testing.assert_frame_equal(a.per_query, b.per_query)
+
+
+def test_scores_equal_in_single_precision_tie_as_in_trec_eval():
+    """trec_eval (and pytrec_eval) keep scores as C floats: scores that differ only past float32 precision tie
+    and are ordered by document id. The trec_eval preset rounds them the same way."""
+    rng = np.random.default_rng(11)
+    qrels, run = {}, {}
+    for q in range(30):
+        docs = [f"d{q}-{i:03d}" for i in range(40)]
+        qrels[f"q{q}"] = {d: int(g) for d, g in zip(docs, rng.integers(0, 4, 40))}
+        base = rng.integers(0, 8, 40) * 12.5 + 1000.0            # large scores, a grid of 8 values
+        run[f"q{q}"] = {d: float(b + rng.integers(0, 3) * 1e-5) for d, b in zip(docs, base)}  # below float32 resolution
+    ours = evaluate(qrels, run, ["ndcg", "ndcg_cut.10"], preset="trec_eval")
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg", "ndcg_cut.10"}).evaluate(run)
+    for query, values in theirs.items():
+        assert ours.value("ndcg", query) == pytest.approx(values["ndcg"], abs=1e-15)
+        assert ours.value("ndcg_cut.10", query) == pytest.approx(values["ndcg_cut_10"], abs=1e-15)
