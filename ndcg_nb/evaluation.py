@@ -45,9 +45,12 @@ def resolve_convention(preset="trec_eval", **overrides) -> Convention:
                             f"{type(made).__name__}, not a Convention or dict")
         base = Convention(**{**fields, "preset": fields.get("preset") or bound.policy.name})
     convention = base.replace(**overrides) if overrides else base
+    provided = {}
     for kind in ("gain", "discount", "truncation"):
-        resolve_policy(kind, getattr(convention, kind))
-    return convention
+        label = resolve_policy(kind, getattr(convention, kind)).label
+        if " [plugin " in label:           # not ndcg_nb's own policy: the convention says which plugin gave it
+            provided[kind] = label
+    return convention.replace(**provided) if provided else convention
 
 # %% ../nbs/10_evaluation.ipynb #1b848009
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
