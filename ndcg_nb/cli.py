@@ -13,10 +13,11 @@ import pandas as pd
 
 from . import __version__
 from .errors import InputError, NdcgError, UsageError
-from .evaluation import evaluate
+from .evaluation import _plain, evaluate
 from .explain import explain
 from .plugins import PluginError, _parse_value, list_plugins, parse_policy_spec, resolve_policy
 from .policies import ZERO_IDCG_POLICIES
+from .presets import CONVENTION_CHOICES
 from .template import new_plugin
 from .testing import check_plugin
 
@@ -40,8 +41,8 @@ def _score(args) -> str:
     result = {"k": args.k, **labels, "dcg": float(last.dcg), "idcg": float(last.idcg), "ndcg": float(last.ndcg)}
     if args.format == "json":
         ranks = table.astype(object).where(table.notna(), None).to_dict(orient="records")
-        plain = {key: (None if isinstance(value, float) and value != value else value) for key, value in result.items()}
-        return json.dumps({**plain, "ranks": ranks}, indent=2, allow_nan=False)
+        return json.dumps({**{key: _plain(value) for key, value in result.items()}, "ranks": ranks}, indent=2,
+                          allow_nan=False)
     if args.format == "csv":
         return table.to_csv(index=False).rstrip("\n")
     shown = table.drop(columns=[c for c in ("item", "ideal_item") if args.items is None and args.ideal is None])
@@ -54,13 +55,12 @@ def _score(args) -> str:
             f"DCG{at} = {result['dcg']:.6f}   IDCG{at} = {result['idcg']:.6f}   NDCG{at} = {result['ndcg']:.6f}")
 
 _SPEC_FIELDS = ("gain", "discount", "truncation")          # policy specs, e.g. table:table=0,1,3,7
-_CHOICE_FIELDS = ("ties", "ideal", "unjudged", "negative", "missing_queries", "zero_idcg")
 
 def _field_value(key: str, value: str):
     "The value of `--set KEY=VALUE` as the convention field wants it."
     if key == "preset":
         raise UsageError("--set preset=...: choose a preset with --preset NAME (and change its fields with --set)")
-    if key in _SPEC_FIELDS or key in _CHOICE_FIELDS:
+    if key in _SPEC_FIELDS or key in CONVENTION_CHOICES:
         return value
     if value in ("None", "none", ""):
         return None

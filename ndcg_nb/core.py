@@ -13,7 +13,7 @@ import numpy as np
 
 from .plugins import BoundPolicy, PluginError, check_output, resolve_policy
 from .errors import InputError, InputTypeError, NdcgWarning, UsageError
-from .policies import ZERO_IDCG_POLICIES, check_depth
+from .policies import ZERO_IDCG_POLICIES, _rank_in_list, check_depth
 
 # %% auto #0
 __all__ = ['TIE_RULES', 'Batch', 'as_batch', 'Scores', 'score_batch', 'cg', 'dcg', 'idcg', 'ndcg', 'score_depths', 'DatasetScore',
@@ -38,7 +38,7 @@ def _list_index(offsets: np.ndarray) -> np.ndarray:
 
 def _positions(offsets: np.ndarray) -> np.ndarray:
     "The 0-based rank of each element within its list."
-    return np.arange(offsets[-1]) - np.repeat(offsets[:-1], np.diff(offsets))
+    return _rank_in_list(np.diff(offsets))
 
 def _segment_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     "The sum of each list's values."
@@ -355,16 +355,15 @@ def _rank(batch: Batch, gains: np.ndarray, k, ties: str, tie_groups, detail: boo
     if ties != "average":
         index, offsets = _sorted_desc(keys, batch.offsets, k)
         return index, gains[index], offsets
-    index, offsets = _sorted_desc(keys, batch.offsets, None if _uniform_length(batch.offsets) is None else k,
-                                  stable=detail)
+    width = _uniform_length(batch.offsets)
+    index, offsets = _sorted_desc(keys, batch.offsets, None if width is None else k, stable=detail)
     ranked_scores = scores[index]
-    if len(index) == len(scores):                      # whole lists sorted: average over runs of equal scores
-        return index, _run_mean(gains[index], _tie_runs(ranked_scores, offsets)), offsets
-    # top k of equal-length rows: ties inside the top k are averaged there; the tie group at the
-    # cut also holds documents past k, so its mean is taken over the whole row
-    n, width, keep = len(batch), _uniform_length(batch.offsets), _uniform_length(offsets)
-    runs = _tie_runs(ranked_scores, offsets)
-    ranked = _run_mean(gains[index], runs)
+    ranked = _run_mean(gains[index], _tie_runs(ranked_scores, offsets))   # runs of equal scores, averaged
+    if len(index) == len(scores):                      # whole lists sorted: nothing was cut
+        return index, ranked, offsets
+    # top k of equal-length rows: the tie group at the cut also holds documents past k, so its
+    # mean is taken over the whole row
+    n, keep = len(batch), _uniform_length(offsets)
     last = ranked_scores.reshape(n, keep)[:, -1:]
     in_last = scores.reshape(n, width) == last
     boundary_mean = (np.where(in_last, gains.reshape(n, width), 0.0).sum(axis=1) / in_last.sum(axis=1))

@@ -370,7 +370,7 @@ def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", progress=Non
     for measure in wanted:
         by_gain.setdefault(measure.gains, []).append(measure.k)
     values_by_measure = {}
-    cut_only = parse_policy_spec(convention.truncation)[0] == "cut" and not parse_policy_spec(convention.truncation)[1]
+    cut_only = parse_policy_spec(convention.truncation) == ("cut", {})
     for gains, depths in by_gain.items():
         gain = _custom_gain(gains, batch, pool) if gains else convention.gain
         if cut_only:     # every depth from one ranking

@@ -53,7 +53,7 @@ def explain(grades, k: int | None = None, *, items=None, ideal=None, ideal_items
     running_dcg = np.cumsum(np.nan_to_num(discounted))
     running_idcg = np.cumsum(np.nan_to_num(ideal_discounted))
     if zero_idcg == "raise":
-        _ratio(s.idcg, s.idcg, zero_idcg)        # the list itself: the running values before it may well be 0
+        _ratio(s.dcg, s.idcg, zero_idcg)         # the list itself: the running values before it may well be 0
         zero_idcg = "nan"
     ndcg_at, _ = _ratio(running_dcg, running_idcg, zero_idcg)
 

@@ -16,11 +16,11 @@ from .errors import UsageError
 from .policies import ZERO_IDCG_POLICIES
 
 # %% auto #0
-__all__ = ['Convention', 'trec_eval_preset', 'sklearn_preset', 'sklearn_ignore_ties_preset', 'lightgbm_preset', 'xgboost_preset',
-           'ranx_preset', 'ranx_burges_preset', 'register_presets']
+__all__ = ['CONVENTION_CHOICES', 'Convention', 'trec_eval_preset', 'sklearn_preset', 'sklearn_ignore_ties_preset',
+           'lightgbm_preset', 'xgboost_preset', 'ranx_preset', 'ranx_burges_preset', 'register_presets']
 
 # %% ../nbs/09_presets.ipynb #5b40bc5f
-_CHOICES = {"ties": ("docno", "input", "average"), "ideal": ("judged", "retrieved"),
+CONVENTION_CHOICES = {"ties": ("docno", "input", "average"), "ideal": ("judged", "retrieved"),
             "unjudged": ("zero", "drop"), "negative": ("zero", "keep"), "missing_queries": ("skip", "zero"),
             "zero_idcg": ZERO_IDCG_POLICIES}
 
@@ -43,7 +43,7 @@ class Convention:
     preset: str | None = None
 
     def __post_init__(self):
-        for name, allowed in _CHOICES.items():
+        for name, allowed in CONVENTION_CHOICES.items():
             if getattr(self, name) not in allowed:
                 raise UsageError(f"convention field {name}={getattr(self, name)!r} is not one of {', '.join(allowed)}")
         if self.max_docs is not None and (isinstance(self.max_docs, bool) or not isinstance(self.max_docs, (int, np.integer))
