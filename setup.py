@@ -37,7 +37,9 @@ setuptools.setup(
     package_data={cfg["lib_path"]: ["data/*", "data/**/*"]},
     include_package_data=True,
     install_requires=cfg["requirements"].split(),
-    extras_require={"dev": cfg["dev_requirements"].split(), "tutorials": cfg["tutorials_requirements"].split()},
+    # every `<name>_requirements` line of settings.ini but the runtime one is the extra `<name>`
+    extras_require={key[:-len("_requirements")]: cfg[key].split()
+                    for key in cfg if key.endswith("_requirements") and key != "requirements"},
     entry_points={
         "console_scripts": cfg["console_scripts"].split(),
         "nbdev": [f"{cfg['lib_path']}={cfg['lib_path']}._modidx:d"],
