@@ -8,16 +8,18 @@ from __future__ import annotations
 import itertools
 import warnings
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
 from .plugins import BoundPolicy, PluginError, check_output, resolve_policy
 from .errors import InputError, InputTypeError, NdcgWarning, UsageError
-from .policies import ZERO_IDCG_POLICIES, _rank_in_list, check_depth
+from .policies import (ZERO_IDCG_POLICIES, _rank_in_list, check_depth, cut_truncation, judged_normalization,
+                             retrieved_normalization)
 
 # %% auto #0
-__all__ = ['TIE_RULES', 'Batch', 'as_batch', 'Scores', 'score_batch', 'cg', 'dcg', 'idcg', 'ndcg', 'score_depths', 'DatasetScore',
-           'ndcg_dataset']
+__all__ = ['TIE_RULES', 'Batch', 'as_batch', 'Scores', 'score_batch', 'cg', 'dcg', 'idcg', 'ndcg', 'DepthScore', 'score_depths',
+           'DatasetScore', 'ndcg_dataset']
 
 # %% ../nbs/03_core.ipynb #54bb7fb3
 def _offsets(lengths) -> np.ndarray:
@@ -302,8 +304,17 @@ class Scores:
     ideal_gains: np.ndarray
     ideal_offsets: np.ndarray
     ideal_source: np.ndarray     # position in the pool of each ideal document, -1 if appended
-    weights: np.ndarray          # discount weight of ranks 1..depth
+    weights: np.ndarray | None   # discount weight of ranks 1..depth (None: a discount per list, see below)
     labels: dict = field(default_factory=dict)
+    low: np.ndarray | None = None     # the normalization's references: NDCG = (dcg - low) / (high - low)
+    high: np.ndarray | None = None
+    list_weights: tuple | None = None  # (ranked, ideal) weight of each document, for a discount per list
+
+    def document_weights(self) -> tuple[np.ndarray, np.ndarray]:
+        "The discount weight of each ranked and each ideal document."
+        if self.list_weights is not None:
+            return self.list_weights
+        return self.weights[_positions(self.offsets)], self.weights[_positions(self.ideal_offsets)]
 
     @property
     def lengths(self) -> np.ndarray:
@@ -332,10 +343,23 @@ def _checked(policy: BoundPolicy, values, shape, what: str) -> np.ndarray:
         raise PluginError(f"{name} returned a non-finite value ({out[~np.isfinite(out)][0]}) for {what}")
     return out
 
-def _gains(gain: BoundPolicy, *parts: np.ndarray) -> list[np.ndarray]:
-    "Step 1: one call of the gain policy on several flat arrays of grades; the gains split back."
+def _max_per_list(grades: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    "The largest grade of each list (0 for an empty list)."
+    lengths = np.diff(offsets)
+    out = np.zeros(len(lengths))
+    filled = lengths > 0
+    if filled.any():
+        out[filled] = np.maximum.reduceat(grades, offsets[:-1][filled])
+    return out
+
+def _gains(gain: BoundPolicy, *parts: np.ndarray, lists=None, max_grades=None) -> list[np.ndarray]:
+    """Step 1: one call of the gain policy on several flat arrays of grades; the gains split back. For a gain
+    that asks for context, `lists` holds the list index of each part's grades and `max_grades` each list's best."""
     flat = np.concatenate(parts) if len(parts) > 1 else parts[0]
-    gains = _checked(gain, gain(flat), flat.shape, "the grades")
+    context = None
+    if gain.context:
+        context = {"list_index": np.concatenate(lists) if len(parts) > 1 else lists[0], "max_grades": max_grades}
+    gains = _checked(gain, gain(flat, context=context), flat.shape, "the grades")
     return np.split(gains, np.cumsum([len(p) for p in parts])[:-1])
 
 def _rank(batch: Batch, gains: np.ndarray, k, ties: str, tie_groups, detail: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -372,18 +396,47 @@ def _rank(batch: Batch, gains: np.ndarray, k, ties: str, tie_groups, detail: boo
     return index, ranked, offsets
 
 # %% ../nbs/03_core.ipynb #149295d5
-def _truncate(truncation: BoundPolicy, grades: np.ndarray, offsets: np.ndarray, k, what: str):
-    """Step 3: apply a truncation policy and check it kept a prefix of each list and appended at most.
-    Returns the grades and offsets it gave, and two masks selecting the kept documents in its output and input."""
+def _check_source(name: str, source, new_grades, new_offsets, grades, offsets, what: str) -> np.ndarray:
+    "The `source` a truncation returned: each kept document from its own list, in order, with its grade."
+    try:
+        source = np.asarray(source)
+        if source.dtype.kind not in "iu":
+            raise TypeError
+        source = source.astype(np.int64)
+    except (TypeError, ValueError):
+        raise PluginError(f"{name} returned a source that is not an array of integer positions") from None
+    if source.shape != new_grades.shape:
+        raise PluginError(f"{name} returned a source of shape {source.shape} for {new_grades.size} grades")
+    kept = source >= 0
+    if (source < -1).any() or (source >= len(grades)).any():
+        raise PluginError(f"{name} returned source positions outside the {len(grades)} input grades")
+    out_list = _list_index(new_offsets)[kept]
+    if not np.array_equal(_list_index(offsets)[source[kept]], out_list):
+        raise PluginError(f"{name} moved a document of the {what} to another list")
+    same_list = np.diff(out_list) == 0
+    if (np.diff(source[kept])[same_list] <= 0).any():
+        raise PluginError(f"{name} reordered or repeated documents of the {what}; it may drop documents "
+                          "or append some, never change their order")
+    if not np.array_equal(new_grades[kept], grades[source[kept]]):
+        raise PluginError(f"{name} changed grades it kept in the {what}")
+    return source
+
+def _truncate(truncation: BoundPolicy, grades: np.ndarray, offsets: np.ndarray, k, what: str, context=None):
+    """Step 3: apply a truncation policy and check what it returned: of each list, a prefix (or, when it gives
+    `source`, documents in their order) and documents appended, at most `k`. Returns the grades and offsets
+    it gave, and `source`: the position in `grades` of each returned document, -1 where appended."""
     lengths = np.diff(offsets)
-    result = truncation(grades, lengths, k)
+    result = truncation(grades, lengths, k, context=context)
     name = f"truncation policy {truncation.policy.name!r} from plugin {truncation.policy.plugin!r}"
     try:
-        new_grades, new_lengths = result
+        new_grades, new_lengths, *given = result
+        if len(given) > 1:
+            raise ValueError
         new_grades = np.asarray(new_grades, dtype=float)
         new_lengths = np.asarray(new_lengths, dtype=np.int64)
     except (TypeError, ValueError) as exc:
-        raise PluginError(f"{name} must return (grades, lengths), got {type(result).__name__}") from exc
+        raise PluginError(f"{name} must return (grades, lengths) or (grades, lengths, source), "
+                          f"got {type(result).__name__}") from exc
     n = len(lengths)
     if new_grades.ndim != 1 or new_lengths.shape != (n,) or new_lengths.sum() != new_grades.size:
         raise PluginError(f"{name} returned grades of shape {new_grades.shape} and lengths of shape "
@@ -394,28 +447,43 @@ def _truncate(truncation: BoundPolicy, grades: np.ndarray, offsets: np.ndarray, 
     if k is not None and (new_lengths > k).any():
         raise PluginError(f"{name} returned lists longer than k={k} for the {what}")
     new_offsets = _offsets(new_lengths)
-    kept = np.minimum(lengths, new_lengths)
-    kept_out = _positions(new_offsets) < np.repeat(kept, new_lengths)
-    kept_in = _positions(offsets) < np.repeat(kept, lengths)
-    if not np.array_equal(new_grades[kept_out], grades[kept_in]):
-        raise PluginError(f"{name} changed grades it kept in the {what}; a truncation may only cut a list "
-                          "or append documents after it")
+    if given:
+        source = _check_source(name, given[0], new_grades, new_offsets, grades, offsets, what)
+    else:
+        kept = np.minimum(lengths, new_lengths)
+        kept_out = _positions(new_offsets) < np.repeat(kept, new_lengths)
+        kept_in = _positions(offsets) < np.repeat(kept, lengths)
+        if not np.array_equal(new_grades[kept_out], grades[kept_in]):
+            raise PluginError(f"{name} changed grades it kept in the {what}; a truncation may only cut a list "
+                              "or append documents after it")
+        source = np.full(len(new_grades), -1, dtype=np.int64)
+        source[kept_out] = np.flatnonzero(kept_in)
     if not np.isfinite(new_grades).all():
         raise PluginError(f"{name} returned non-finite grades for the {what}")
-    return new_grades, new_offsets, kept_out, kept_in
+    return new_grades, new_offsets, source
 
-def _ideal(pool: Batch, pool_gains: np.ndarray, truncation: BoundPolicy, k, detail: bool = True):
-    "Step 4a: the harmless pool documents by decreasing gain, truncated. Returns (index into pool or -1, grades, offsets)."
+def _truncation_context(truncation: BoundPolicy, known: dict | None, index: np.ndarray, scores, ideal: bool):
+    "What a truncation that asks for context receives: per-document arrays in the order it sees the documents."
+    if not truncation.context:
+        return None
+    known = known or {}
+    pick = lambda values: None if values is None else np.asarray(values)[index]
+    return {"doc_ids": pick(known.get("doc_ids")), "judged": pick(known.get("judged")),
+            "scores": pick(known.get("scores", scores)), "ideal": ideal}
+
+def _ideal(pool: Batch, pool_gains: np.ndarray, truncation: BoundPolicy, k, detail: bool = True, known=None):
+    """Step 4a: the harmless pool documents by decreasing gain, truncated. Returns (index into pool or -1, grades,
+    offsets). `known`: per-document context of the pool (document ids, judged flags) for the truncation."""
     harmless = pool_gains >= 0
     keys = np.where(harmless, pool_gains, -np.inf)
-    index, offsets = _sorted_desc((keys,), pool.offsets, k, stable=detail)
+    index, offsets = _sorted_desc((keys,), pool.offsets, None if truncation.context else k, stable=detail)
     keep = harmless[index]
     if not keep.all():
         counts = _segment_sum(keep.astype(float), offsets).astype(np.int64)
         index, offsets = index[keep], _offsets(counts)
-    grades, offsets, kept_out, kept_in = _truncate(truncation, pool.grades[index], offsets, k, "ideal list")
-    source = np.full(len(grades), -1, dtype=np.int64)
-    source[kept_out] = index[kept_in]
+    context = _truncation_context(truncation, known, index, pool.scores, ideal=True)
+    grades, offsets, kept = _truncate(truncation, pool.grades[index], offsets, k, "ideal list", context)
+    source = np.where(kept >= 0, index[np.maximum(kept, 0)], -1) if len(index) else kept
     return source, grades, offsets
 
 def _fill_ideal(pool: Batch, pool_gains, source, grades, gains, offsets):
@@ -445,16 +513,29 @@ def _fill_ideal(pool: Batch, pool_gains, source, grades, gains, offsets):
         gains, grades, source = gains[resort], grades[resort], source[resort]
     return source, grades, gains
 
-def _weights(discount: BoundPolicy, depth: int) -> np.ndarray:
+def _weights(discount: BoundPolicy, depth: int, k=None) -> np.ndarray:
     "Step 5: the discount of ranks 1..depth."
     ranks = np.arange(1, depth + 1)
     if not depth:
         return np.zeros(0)
-    weights = _checked(discount, discount(ranks), ranks.shape, f"ranks 1..{depth}")
+    weights = _checked(discount, discount(ranks, context={"k": k}), ranks.shape, f"ranks 1..{depth}")
     return check_output(discount, weights, ranks)
 
-def _discounted_sums(gains: np.ndarray, offsets: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    "Step 6: the sum over each list of gain times the weight of its rank."
+def _list_weights(discount: BoundPolicy, offsets: list, k=None) -> list[np.ndarray]:
+    "Step 5, for a discount that asks for list lengths: one weight per document of every list, split by `offsets`."
+    lengths = np.concatenate([np.diff(o) for o in offsets])
+    ranks = _positions(_offsets(lengths)) + 1
+    weights = _checked(discount, discount(ranks, context={"k": k, "lengths": lengths}), ranks.shape,
+                       "the ranks of every list")
+    if (weights < 0).any():
+        raise PluginError(f"discount policy {discount.policy.name!r} from plugin {discount.policy.plugin!r} "
+                          f"returned a negative weight ({weights[weights < 0][0]:g}); weights must be >= 0")
+    return np.split(weights, np.cumsum([o[-1] for o in offsets])[:-1])
+
+def _discounted_sums(gains: np.ndarray, offsets: np.ndarray, weights: np.ndarray, per_document: bool = False) -> np.ndarray:
+    "Step 6: the sum over each list of gain times the weight of its rank (or, `per_document`, of each document)."
+    if per_document:
+        return _segment_sum(gains * weights, offsets)
     width = _uniform_length(offsets)
     if width is not None:
         n = len(offsets) - 1
@@ -470,47 +551,121 @@ def _check_finite_sums(dcg: np.ndarray, idcg: np.ndarray, gains: np.ndarray, sin
         raise InputError(f"DCG or IDCG of {where} overflows ({dcg[row]}, {idcg[row]}): its gains (up to "
                          f"{np.abs(gains).max():.3g}) are too large to add up in floating point; scale the grades down")
 
+def _worst_dcg(pool: Batch, pool_gains: np.ndarray, k, dcg_of) -> np.ndarray:
+    "DCG of the worst ranking of each pool: its documents of negative gain, most harmful first, cut at `k`."
+    harmful = pool_gains < 0
+    if not harmful.any():
+        return np.zeros(len(pool))
+    index, offsets = _sorted_desc((np.where(harmful, -pool_gains, -np.inf),), pool.offsets, k)
+    keep = harmful[index]
+    counts = _segment_sum(keep.astype(float), offsets).astype(np.int64)
+    return dcg_of(pool.grades[index[keep]], counts)
+
+def _normalize(normalization: BoundPolicy, s: Scores, batch: Batch, pool: Batch, pool_gains, gain, discount,
+               truncation, k, ties, tie_groups, own_pool: bool, max_grades, context) -> tuple[np.ndarray, np.ndarray]:
+    "Step 7: the references `low` and `high` of the normalization, computing only the context it asks for."
+    n = len(s.dcg)
+
+    def dcg_of(grades, lengths) -> np.ndarray:
+        grades, lengths = np.asarray(grades, dtype=float), np.asarray(lengths, dtype=np.int64)
+        if lengths.shape != (n,) or lengths.sum() != grades.size or (lengths < 0).any():
+            raise ValueError(f"dcg_of takes grades and one length per list ({n}), the lengths adding up to the grades")
+        offsets = _offsets(lengths)
+        gains, = _gains(gain, grades, lists=[_list_index(offsets)] if gain.context else None, max_grades=max_grades)
+        if "lengths" in discount.context:
+            weights, = _list_weights(discount, [offsets], k)
+            return _discounted_sums(gains, offsets, weights, per_document=True)
+        return _discounted_sums(gains, offsets, _weights(discount, int(lengths.max(initial=0)), k))
+
+    def retrieved_ideal_dcg():
+        if own_pool:
+            return s.idcg
+        return score_batch(batch, k, gain=gain, discount=discount, truncation=truncation, ties=ties,
+                           tie_groups=tie_groups, detail=False, context=context).idcg
+
+    available = {"ideal_dcg": lambda: s.idcg, "retrieved_ideal_dcg": retrieved_ideal_dcg,
+                 "worst_dcg": lambda: _worst_dcg(pool, pool_gains, k, dcg_of), "max_grades": lambda: max_grades,
+                 "lengths": lambda: s.lengths, "k": lambda: k, "dcg_of": lambda: dcg_of}
+    result = normalization(s.dcg, context={name: available[name]() for name in normalization.context})
+    name = f"normalization policy {normalization.policy.name!r} from plugin {normalization.policy.plugin!r}"
+    try:
+        low, high = result
+        low, high = (np.broadcast_to(np.asarray(v, dtype=float), (n,)) for v in (low, high))
+    except (TypeError, ValueError) as exc:
+        raise PluginError(f"{name} must return (low, high), one value per list or scalars; "
+                          f"got {type(result).__name__}") from exc
+    for what, values in (("low", low), ("high", high)):
+        if not np.isfinite(values).all():
+            raise PluginError(f"{name} returned a non-finite {what} reference ({values[~np.isfinite(values)][0]})")
+    return low, high
+
 def score_batch(batch: Batch, k: int | None = None, *, ideal: Batch | None = None, gain="linear",
                 discount="log2", truncation="cut", ties: str = "average", tie_groups: np.ndarray | None = None,
-                detail: bool = True) -> Scores:
-    """DCG and IDCG of every list of `batch` at depth `k` (see the steps above). With `detail=False` documents of
-    equal gain (or, under `ties="average"`, of equal score) may be picked by a partial sort in any order: the
-    values are the same, only which of them `source` and `ideal_source` name may differ."""
+                detail: bool = True, normalization="judged", context: dict | None = None,
+                ideal_context: dict | None = None) -> Scores:
+    """DCG and IDCG of every list of `batch` at depth `k` (see the steps above), and the references `low` and
+    `high` of the `normalization`. With `detail=False` documents of equal gain (or, under `ties="average"`, of
+    equal score) may be picked by a partial sort in any order: the values are the same, only which of them
+    `source` and `ideal_source` name may differ. `context` and `ideal_context` hold what is known of each
+    document of `batch` and of `ideal` (`doc_ids`, `judged`), for policies that ask for it."""
     check_depth(k)
     gain, discount, truncation = _policies(gain, discount, truncation)
+    normalization = normalization if isinstance(normalization, BoundPolicy) else resolve_policy("normalization", normalization)
     pool = batch if ideal is None else ideal
     if len(pool) != len(batch):
         raise InputError(f"ideal= holds {len(pool)} lists but the ranked input holds {len(batch)}")
+    pool_known = context if ideal is None else {"judged": np.ones(len(pool.grades), dtype=bool), **(ideal_context or {})}
+    max_grades = _max_per_list(pool.grades, pool.offsets) if (gain.context or normalization.context) else None
+    lists = (lambda *offsets: [_list_index(o) for o in offsets]) if gain.context else (lambda *offsets: None)
     if ideal is None:
-        batch_gains, = _gains(gain, batch.grades)
+        batch_gains, = _gains(gain, batch.grades, lists=lists(batch.offsets), max_grades=max_grades)
         pool_gains = batch_gains
     else:
-        batch_gains, pool_gains = _gains(gain, batch.grades, pool.grades)
-    index, ranked_gains, ranked_offsets = _rank(batch, batch_gains, k, ties, tie_groups, detail)
-    grades, offsets, kept, kept_in = _truncate(truncation, batch.grades[index], ranked_offsets, k, "ranked list")
+        batch_gains, pool_gains = _gains(gain, batch.grades, pool.grades, lists=lists(batch.offsets, pool.offsets),
+                                         max_grades=max_grades)
+    index, ranked_gains, ranked_offsets = _rank(batch, batch_gains, None if truncation.context else k, ties,
+                                                tie_groups, detail)
+    ranked_context = _truncation_context(truncation, context, index, batch.scores, ideal=False)
+    grades, offsets, kept = _truncate(truncation, batch.grades[index], ranked_offsets, k, "ranked list", ranked_context)
+    in_list = index - batch.offsets[_list_index(ranked_offsets)]
+    retained = kept >= 0
     source = np.full(len(grades), -1, dtype=np.int64)
-    source[kept] = (index - batch.offsets[_list_index(ranked_offsets)])[kept_in]
-    ideal_source, ideal_grades, ideal_offsets = _ideal(pool, pool_gains, truncation, k, detail)
-    appended, ideal_appended = ~kept, ideal_source < 0
+    source[retained] = in_list[kept[retained]]
+    ideal_source, ideal_grades, ideal_offsets = _ideal(pool, pool_gains, truncation, k, detail, pool_known)
+    appended, ideal_appended = ~retained, ideal_source < 0
     gains = np.empty(len(grades))
     ideal_gains = np.empty(len(ideal_grades))
-    gains[kept] = ranked_gains[kept_in]
+    gains[retained] = ranked_gains[kept[retained]]
     ideal_gains[~ideal_appended] = pool_gains[ideal_source[~ideal_appended]]
     if appended.any() or ideal_appended.any():
-        new, ideal_new = _gains(gain, grades[appended], ideal_grades[ideal_appended])
+        appended_lists = lists(offsets, ideal_offsets)
+        if appended_lists is not None:
+            appended_lists = [appended_lists[0][appended], appended_lists[1][ideal_appended]]
+        new, ideal_new = _gains(gain, grades[appended], ideal_grades[ideal_appended], lists=appended_lists,
+                                max_grades=max_grades)
         gains[appended], ideal_gains[ideal_appended] = new, ideal_new
     ideal_source, ideal_grades, ideal_gains = _fill_ideal(pool, pool_gains, ideal_source, ideal_grades,
                                                           ideal_gains, ideal_offsets)
-    depth = int(max(np.diff(offsets).max(initial=0), np.diff(ideal_offsets).max(initial=0)))
-    weights = _weights(discount, depth)
-    dcg, idcg = _discounted_sums(gains, offsets, weights), _discounted_sums(ideal_gains, ideal_offsets, weights)
+    if "lengths" in discount.context:
+        weights = None
+        list_weights = tuple(_list_weights(discount, [offsets, ideal_offsets], k))
+        dcg = _discounted_sums(gains, offsets, list_weights[0], per_document=True)
+        idcg = _discounted_sums(ideal_gains, ideal_offsets, list_weights[1], per_document=True)
+    else:
+        list_weights = None
+        depth = int(max(np.diff(offsets).max(initial=0), np.diff(ideal_offsets).max(initial=0)))
+        weights = _weights(discount, depth, k)
+        dcg, idcg = _discounted_sums(gains, offsets, weights), _discounted_sums(ideal_gains, ideal_offsets, weights)
     _check_finite_sums(dcg, idcg, gains, batch.single)
     labels = {"gain": gain.label, "discount": discount.label, "truncation": truncation.label, "k": k,
-              "ideal": "own grades" if ideal is None else "given"}
+              "ideal": "own grades" if ideal is None else "given", "normalization": normalization.label}
     if batch.scores is not None and tie_groups is None:
         labels["ties"] = ties
-    return Scores(dcg, idcg, grades, gains, offsets, source, ideal_grades, ideal_gains, ideal_offsets,
-                  ideal_source, weights, labels)
+    scores = Scores(dcg, idcg, grades, gains, offsets, source, ideal_grades, ideal_gains, ideal_offsets,
+                    ideal_source, weights, labels, list_weights=list_weights)
+    scores.low, scores.high = _normalize(normalization, scores, batch, pool, pool_gains, gain, discount, truncation,
+                                         k, ties, tie_groups, ideal is None, max_grades, context)
+    return scores
 
 # %% ../nbs/03_core.ipynb #a21be611
 def _ratio(dcg: np.ndarray, idcg: np.ndarray, zero_idcg: str, names=None) -> tuple[np.ndarray, np.ndarray]:
@@ -537,7 +692,8 @@ def _ratio(dcg: np.ndarray, idcg: np.ndarray, zero_idcg: str, names=None) -> tup
 def _finish(values: np.ndarray, batch: Batch):
     return float(values[0]) if batch.single else values
 
-def _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores, ties, group_sizes) -> tuple[Scores, Batch]:
+def _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores, ties, group_sizes,
+            normalization="judged") -> tuple[Scores, Batch]:
     batch = as_batch(grades, lengths, mask, scores=scores, group_sizes=group_sizes)
     pool = None
     if ideal is not None:
@@ -546,7 +702,7 @@ def _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores,
             raise InputError("ideal= must have the same form as the grades: one list for one list, "
                              "a batch of lists for a batch")
     scores = score_batch(batch, k, ideal=pool, gain=gain, discount=discount, truncation=truncation, ties=ties,
-                         detail=False)
+                         detail=False, normalization=normalization)
     if pool is not None:
         _warn_if_not_ideal(scores, batch.single)
     return scores, batch
@@ -579,33 +735,68 @@ def idcg(grades, k: int | None = None, *, ideal=None, scores=None, ties: str = "
     s, batch = _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores, ties, group_sizes)
     return _finish(s.idcg, batch)
 
+def _normalized(s: Scores, zero_idcg: str, names=None) -> tuple[np.ndarray, np.ndarray]:
+    "Per-list `(dcg - low) / (high - low)` and the mask of lists where `high - low <= 0` (see `_ratio`)."
+    return _ratio(s.dcg - s.low, s.high - s.low, zero_idcg, names)
+
 def ndcg(grades, k: int | None = None, *, scores=None, ties: str = "average", ideal=None, gain="linear",
-         discount="log2", truncation="cut", zero_idcg: str = "zero", lengths=None, mask=None, group_sizes=None):
-    "Normalized DCG: DCG / IDCG at depth `k`; lists with IDCG <= 0 follow `zero_idcg`."
-    s, batch = _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores, ties, group_sizes)
-    values, _ = _ratio(s.dcg, s.idcg, zero_idcg)
+         discount="log2", truncation="cut", normalization="judged", zero_idcg: str = "zero", lengths=None,
+         mask=None, group_sizes=None):
+    """Normalized DCG at depth `k`: DCG / IDCG under the default `normalization`, or between the references of
+    another (`'minmax'`, `'full'`, ...); lists where they leave nothing to divide by follow `zero_idcg`."""
+    s, batch = _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores, ties, group_sizes,
+                       normalization)
+    values, _ = _normalized(s, zero_idcg)
     return _finish(values, batch)
 
 # %% ../nbs/03_core.ipynb #d0f6b2a4
+class DepthScore(NamedTuple):
+    "DCG, IDCG and the normalization's references of every list at one depth."
+    dcg: np.ndarray
+    idcg: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+
+def _one_ranking_serves(gain, discount, truncation, normalization, own_pool: bool) -> bool:
+    "Whether every depth can be read from one ranking: cut truncation, the usual normalization, no context."
+    usual = normalization.policy.function is judged_normalization or (
+        own_pool and normalization.policy.function is retrieved_normalization)
+    return (truncation.policy.function is cut_truncation and not truncation.params and usual
+            and not gain.context and not discount.context and not normalization.params)
+
 def score_depths(batch: Batch, depths, *, ideal: Batch | None = None, gain="linear", discount="log2",
-                 ties: str = "average", tie_groups: np.ndarray | None = None) -> dict:
-    "`{k: (dcg, idcg)}` for every depth in `depths` (`None`: the whole list), from one ranking, cut at each `k`."
+                 truncation="cut", normalization="judged", ties: str = "average",
+                 tie_groups: np.ndarray | None = None, context: dict | None = None,
+                 ideal_context: dict | None = None) -> dict:
+    """`{k: DepthScore}` for every depth in `depths` (`None`: the whole list). With the cut truncation and the
+    usual normalization every depth is read from one ranking; otherwise each depth is scored on its own."""
     depths = list(depths)
     for k in depths:
         check_depth(k)
-    full = score_batch(batch, None, ideal=ideal, gain=gain, discount=discount, truncation="cut", ties=ties,
+    gain, discount, truncation = _policies(gain, discount, truncation)
+    normalization = resolve_policy("normalization", normalization) if not isinstance(normalization, BoundPolicy) else normalization
+    if not _one_ranking_serves(gain, discount, truncation, normalization, ideal is None):
+        out = {}
+        for k in depths:
+            s = score_batch(batch, k, ideal=ideal, gain=gain, discount=discount, truncation=truncation, ties=ties,
+                            tie_groups=tie_groups, detail=False, normalization=normalization, context=context,
+                            ideal_context=ideal_context)
+            out[k] = DepthScore(s.dcg, s.idcg, s.low, s.high)
+        return out
+    full = score_batch(batch, None, ideal=ideal, gain=gain, discount=discount, truncation=truncation, ties=ties,
                        tie_groups=tie_groups, detail=False)
     discounted = full.gains * full.weights[_positions(full.offsets)] if len(full.gains) else full.gains
     ideal_discounted = (full.ideal_gains * full.weights[_positions(full.ideal_offsets)]
                         if len(full.ideal_gains) else full.ideal_gains)
     positions, ideal_positions = _positions(full.offsets), _positions(full.ideal_offsets)
+    zeros = np.zeros(len(full.dcg))
     out = {}
     for k in depths:
         if k is None:
-            out[k] = (full.dcg, full.idcg)
+            out[k] = DepthScore(full.dcg, full.idcg, zeros, full.idcg)
             continue
-        out[k] = (_segment_sum(np.where(positions < k, discounted, 0.0), full.offsets),
-                  _segment_sum(np.where(ideal_positions < k, ideal_discounted, 0.0), full.ideal_offsets))
+        idcg = _segment_sum(np.where(ideal_positions < k, ideal_discounted, 0.0), full.ideal_offsets)
+        out[k] = DepthScore(_segment_sum(np.where(positions < k, discounted, 0.0), full.offsets), idcg, zeros, idcg)
     return out
 
 # %% ../nbs/03_core.ipynb #75f1887d
@@ -627,13 +818,14 @@ class DatasetScore:
         return float(self.value)
 
 def ndcg_dataset(lists, k: int | None = None, *, average: str = "mean", scores=None, ties: str = "average",
-                 ideal=None, gain="linear", discount="log2", truncation="cut", zero_idcg: str = "zero",
+                 ideal=None, gain="linear", discount="log2", truncation="cut", normalization="judged", zero_idcg: str = "zero",
                  lengths=None, mask=None, group_sizes=None) -> DatasetScore:
     "NDCG of a dataset: `average='mean'` of per-list NDCG, or `'ratio'` of summed DCG to summed IDCG."
     if average not in ("mean", "ratio"):
         raise UsageError(f"average must be 'mean' or 'ratio', got {average!r}")
-    s, batch = _scores(lists, k, ideal, gain, discount, truncation, lengths, mask, scores, ties, group_sizes)
-    per_list, undefined = _ratio(s.dcg, s.idcg, zero_idcg)
+    s, batch = _scores(lists, k, ideal, gain, discount, truncation, lengths, mask, scores, ties, group_sizes,
+                       normalization)
+    per_list, undefined = _normalized(s, zero_idcg)
     counted = ~undefined if zero_idcg == "skip" else np.ones(len(batch), dtype=bool)
     if not counted.any():
         value = np.nan
@@ -642,7 +834,7 @@ def ndcg_dataset(lists, k: int | None = None, *, average: str = "mean", scores=N
     elif zero_idcg == "nan" and undefined.any():
         value = np.nan
     else:
-        total = s.idcg[counted].sum()
-        value = float(s.dcg[counted].sum() / total) if total > 0 else np.nan
+        total = (s.high - s.low)[counted].sum()
+        value = float((s.dcg - s.low)[counted].sum() / total) if total > 0 else np.nan
     return DatasetScore(value, average, per_list, s.dcg, s.idcg, len(batch), int(counted.sum()),
                         int(undefined.sum()), zero_idcg, {**s.labels, "average": average, "zero_idcg": zero_idcg})

@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 
 from .core import Batch, _ratio, _tie_runs, score_batch, score_depths
 from .errors import InputError, NdcgWarning, UsageError
-from .plugins import PluginError, parse_policy_spec, resolve_policy
+from .plugins import PluginError, parse_policy_spec, policies_of, resolve_policy
 from .presets import Convention
 from .runs import as_qrels, as_run
 
@@ -46,7 +46,7 @@ def resolve_convention(preset="trec_eval", **overrides) -> Convention:
         base = Convention(**{**fields, "preset": fields.get("preset") or bound.policy.name})
     convention = base.replace(**overrides) if overrides else base
     provided = {}
-    for kind in ("gain", "discount", "truncation"):
+    for kind in ("gain", "discount", "truncation", "normalization"):
         label = resolve_policy(kind, getattr(convention, kind)).label
         if " [plugin " in label:           # not ndcg_nb's own policy: the convention says which plugin gave it
             provided[kind] = label
@@ -59,7 +59,8 @@ TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 class Measure:
     name: str
     k: int | None
-    gains: tuple = ()   # ((grade, gain), ...) for trec_eval's ndcg.rel=gain,...
+    gains: tuple = ()       # ((grade, gain), ...) for trec_eval's ndcg.rel=gain,...
+    overrides: tuple = ()   # ((field, value), ...): the convention fields a plugin's measure stands for
 
 def _depth(text: str, measure: str, trec_style: bool = False) -> int:
     """A depth written in a measure name: a whole number from 1 up. trec_eval reads `ndcg_cut.23.4` as depth 23;
@@ -109,8 +110,41 @@ def parse_measure(name: str) -> list[Measure]:
             except ValueError:
                 raise UsageError(f"measure {name!r}: cannot read gain {pair!r}; write grade=gain") from None
         return [Measure("ndcg_" + custom.group(1), None, tuple(pairs))]
+    found = _plugin_measure(text, name)
+    if found is not None:
+        return found
+    families = sorted(policies_of("measure"))
+    installed = (f"; installed by plugins: {', '.join(f + '@K' for f in families)}" if families
+                 else "; no plugin adds measures")
     raise UsageError(f"unknown measure {name!r}; use ndcg, ndcg_cut.K (or ndcg_cut_K), nDCG@K, ndcg_cut "
-                     "or ndcg.GRADE=GAIN,...")
+                     f"or ndcg.GRADE=GAIN,...{installed} (see `ndcg-nb plugins`)")
+
+def _plugin_measure(text: str, name: str) -> list[Measure] | None:
+    "The measures a plugin's family names (`family`, `family@K`, `family.K1,K2`), or None."
+    families = policies_of("measure")
+    family, depths = text, [None]
+    if family not in families:
+        match = re.fullmatch(r"(.+?)(?:@|\.)(\S+)", text)
+        if not match or match.group(1) not in families:
+            return None
+        family = match.group(1)
+        parts = match.group(2).split(",")
+        if not all(part.strip() for part in parts):
+            raise UsageError(f"measure {name!r}: an empty depth; write {family}@K or {family}.K1,K2,...")
+        depths = sorted({_depth(part, name) for part in parts})
+    bound = resolve_policy("measure", family)
+    out = []
+    for k in depths:
+        fields = bound(k)
+        if not isinstance(fields, dict):
+            raise PluginError(f"measure {family!r} from plugin {bound.policy.plugin!r} returned "
+                              f"{type(fields).__name__}, not a dict of convention fields")
+        unknown = sorted(set(fields) - {f.name for f in dataclasses.fields(Convention)})
+        if unknown:
+            raise PluginError(f"measure {family!r} from plugin {bound.policy.plugin!r} sets unknown convention "
+                              f"field {unknown[0]!r}")
+        out.append(Measure(family if k is None else f"{family}@{k}", k, (), tuple(sorted(fields.items(), key=str))))
+    return out
 
 # %% ../nbs/10_evaluation.ipynb #49cfaaee
 def _plain(value):
@@ -303,8 +337,9 @@ def _rank_order(joined: _Joined, ties: str) -> np.ndarray:
             order[at] = rows[np.lexsort((-doc_rank, run_id))]
     return order
 
-def _ranked_batch(joined: _Joined, n_queries: int, convention: Convention) -> tuple[Batch, np.ndarray | None]:
-    "The ranked grades of every query as one flat batch, with tie groups for `ties='average'`."
+def _ranked_batch(joined: _Joined, n_queries: int, convention: Convention) -> tuple[Batch, np.ndarray | None, np.ndarray]:
+    """The ranked grades of every query as one flat batch, with tie groups for `ties='average'`, and the
+    joined line behind each ranked document."""
     order = _rank_order(joined, convention.ties)
     query, grade, judged, score = joined.query[order], joined.grade[order], joined.judged[order], joined.score[order]
     selected = None
@@ -314,20 +349,36 @@ def _ranked_batch(joined: _Joined, n_queries: int, convention: Convention) -> tu
     if convention.unjudged == "drop":
         selected = judged if selected is None else selected & judged
     if selected is not None:
-        query, grade, score = query[selected], grade[selected], score[selected]
+        query, grade, score, order = query[selected], grade[selected], score[selected], order[selected]
     batch = Batch.from_lengths(grade, np.bincount(query, minlength=n_queries))
     groups = _tie_runs(score, batch.offsets) if convention.ties == "average" else None
-    return batch, groups
+    return batch, groups, order
 
 def _pool(qrels: pd.DataFrame, qrels_query: np.ndarray, n_queries: int, convention: Convention) -> Batch:
-    "The judged grades of every query: the ideal's pool when `ideal='judged'` (the core leaves negative gains out)."
+    "The judged grades of every query, the ideal's pool (the core leaves negative gains out), in `_pool_order`."
     grades = qrels["relevance"].to_numpy(dtype=float)
     if convention.integer_grades:
         grades = np.trunc(grades)
     if convention.min_grade is not None:
         grades = np.where(grades < float(convention.min_grade), 0.0, grades)
-    order = np.argsort(qrels_query, kind="stable")
+    order = _pool_order(qrels_query)
     return Batch.from_lengths(grades[order], np.bincount(qrels_query, minlength=n_queries))
+
+def _pool_order(qrels_query: np.ndarray) -> np.ndarray:
+    return np.argsort(qrels_query, kind="stable")
+
+def _policy_context(convention: Convention, joined: _Joined, rows: np.ndarray, qrels: pd.DataFrame,
+                    qrels_query: np.ndarray) -> tuple[dict | None, dict | None]:
+    "What is known of each ranked and each judged document, for a truncation that asks for it."
+    if not resolve_policy("truncation", convention.truncation).context:
+        return None, None
+    doc_ids = np.asarray(joined.doc_names, dtype=object)[joined.doc[rows]]
+    judged_ids = qrels["doc"].to_numpy(dtype=object)[_pool_order(qrels_query)]
+    return ({"doc_ids": doc_ids, "judged": joined.judged[rows], "scores": joined.score[rows]},
+            {"doc_ids": judged_ids})
+
+# Fields that change which lines are ranked and how: a measure that sets one of them is ranked on its own.
+_RANKING_FIELDS = ("ties", "unjudged", "negative", "min_grade", "integer_grades", "float32_scores", "max_docs")
 
 # %% ../nbs/10_evaluation.ipynb #5c0cf8ab
 def _no_common_query(run: pd.DataFrame, queries: np.ndarray) -> str:
@@ -356,45 +407,54 @@ def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", progress=Non
     if not wanted:
         raise UsageError("no measure asked for")
     convention = resolve_convention(preset, **overrides)
+    conventions = {m.overrides: resolve_convention(convention, **dict(m.overrides)) if m.overrides else convention
+                   for m in wanted}
     bar = _Progress(len(wanted) + 2, progress)
     qrels, run = as_qrels(qrels, duplicates=qrels_duplicates), as_run(run)
     bar.step("read")
     queries, qrels_query = _queries(qrels)
-    joined = _join(run, qrels, queries, qrels_query, convention)
-    if not joined.in_run.any():
-        raise InputError(_no_common_query(run, queries))
-    batch, groups = _ranked_batch(joined, len(queries), convention)
-    pool = _pool(qrels, qrels_query, len(queries), convention) if convention.ideal == "judged" else None
+    ranked = {}
+
+    def ranking(conv: Convention):
+        "The joined lines and ranked batch of a convention, shared by the conventions that rank alike."
+        key = tuple(getattr(conv, name) for name in _RANKING_FIELDS)
+        if key not in ranked:
+            joined = _join(run, qrels, queries, qrels_query, conv)
+            if not joined.in_run.any():
+                raise InputError(_no_common_query(run, queries))
+            ranked[key] = (joined, *_ranked_batch(joined, len(queries), conv))
+        return ranked[key]
+
+    ranking(convention)
     bar.step("ranked")
-    by_gain = {}
+    depths_of = {}
     for measure in wanted:
-        by_gain.setdefault(measure.gains, []).append(measure.k)
+        depths_of.setdefault((measure.gains, measure.overrides), []).append(measure.k)
     values_by_measure = {}
-    cut_only = parse_policy_spec(convention.truncation) == ("cut", {})
-    for gains, depths in by_gain.items():
-        gain = _custom_gain(gains, batch, pool) if gains else convention.gain
-        if cut_only:     # every depth from one ranking
-            values_by_measure[gains] = score_depths(batch, depths, ideal=pool, gain=gain,
-                                                    discount=convention.discount, tie_groups=groups)
-        else:            # a truncation that pads (or more) is applied at each depth
-            values_by_measure[gains] = {}
-            for k in depths:
-                s = score_batch(batch, k, ideal=pool, gain=gain, discount=convention.discount,
-                                truncation=convention.truncation, tie_groups=groups, detail=False)
-                values_by_measure[gains][k] = (s.dcg, s.idcg)
-    missing = ~joined.in_run
-    counted = np.ones(len(queries), dtype=bool) if convention.missing_queries == "zero" else joined.in_run
+    for (gains, fields), depths in depths_of.items():
+        conv = conventions[fields]
+        joined, batch, groups, rows = ranking(conv)
+        pool = _pool(qrels, qrels_query, len(queries), conv) if parse_policy_spec(conv.normalization)[0] != "retrieved" else None
+        gain = _custom_gain(gains, batch, pool) if gains else conv.gain
+        context, ideal_context = _policy_context(conv, joined, rows, qrels, qrels_query)
+        values_by_measure[gains, fields] = score_depths(
+            batch, depths, ideal=pool, gain=gain, discount=conv.discount, truncation=conv.truncation,
+            normalization=conv.normalization, tie_groups=groups, context=context, ideal_context=ideal_context)
     frames, summary = [], []
     for measure in wanted:
-        dcg, idcg = values_by_measure[measure.gains][measure.k]
-        values, undefined = _ratio(dcg, idcg, convention.zero_idcg, names=queries)
+        conv = conventions[measure.overrides]
+        in_run = ranking(conv)[0].in_run
+        dcg, idcg, low, high = values_by_measure[measure.gains, measure.overrides][measure.k]
+        values, undefined = _ratio(dcg - low, high - low, conv.zero_idcg, names=queries)
+        missing = ~in_run
+        counted = np.ones(len(queries), dtype=bool) if conv.missing_queries == "zero" else in_run
         values = np.where(missing, 0.0, values)
         status = np.where(missing, "missing_from_run", np.where(undefined, "zero_idcg", "ok"))
-        in_mean = counted & ~(undefined & (convention.zero_idcg == "skip"))
+        in_mean = counted & ~(undefined & (conv.zero_idcg == "skip"))
         frames.append(pd.DataFrame({"query": queries, "measure": measure.name, "value": values,
                                     "dcg": dcg, "idcg": idcg, "status": status, "counted": in_mean}))
         mean = float(values[in_mean].mean()) if in_mean.any() else float("nan")
-        if convention.zero_idcg == "nan" and (undefined & in_mean).any():
+        if conv.zero_idcg == "nan" and (undefined & in_mean).any():
             mean = float("nan")
         summary.append({"measure": measure.name, "value": mean, "n_queries": int(in_mean.sum()),
                         "n_missing_skipped": int((missing & ~counted).sum()),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,7 +21,7 @@ __all__ = ['CONVENTION_CHOICES', 'Convention', 'trec_eval_preset', 'sklearn_pres
            'lightgbm_preset', 'xgboost_preset', 'ranx_preset', 'ranx_burges_preset', 'register_presets']
 
 # %% ../nbs/09_presets.ipynb #5b40bc5f
-CONVENTION_CHOICES = {"ties": ("docno", "input", "average"), "ideal": ("judged", "retrieved"),
+CONVENTION_CHOICES = {"ties": ("docno", "input", "average"),
             "unjudged": ("zero", "drop"), "negative": ("zero", "keep"), "missing_queries": ("skip", "zero"),
             "zero_idcg": ZERO_IDCG_POLICIES}
 
@@ -31,7 +32,7 @@ class Convention:
     discount: str = "log2"
     truncation: str | tuple = "cut"
     ties: str = "docno"
-    ideal: str = "judged"
+    normalization: str | tuple = "judged"
     unjudged: str = "zero"
     negative: str = "zero"
     min_grade: float | None = None
@@ -41,8 +42,12 @@ class Convention:
     zero_idcg: str = "zero"
     max_docs: int | None = None
     preset: str | None = None
+    ideal: dataclasses.InitVar[str | None] = None    # the name of `normalization` before version 0.3
 
-    def __post_init__(self):
+    def __post_init__(self, ideal):
+        if ideal is not None:
+            _warn_renamed()
+            object.__setattr__(self, "normalization", ideal)
         for name, allowed in CONVENTION_CHOICES.items():
             if getattr(self, name) not in allowed:
                 raise UsageError(f"convention field {name}={getattr(self, name)!r} is not one of {', '.join(allowed)}")
@@ -62,6 +67,9 @@ class Convention:
 
     def replace(self, **changes) -> "Convention":
         "A copy with some choices changed (unknown names are an error)."
+        if "ideal" in changes:
+            _warn_renamed()
+            changes["normalization"] = changes.pop("ideal")
         unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
         if unknown:
             raise UsageError(f"unknown convention field {sorted(unknown)[0]!r}; fields: "
@@ -71,35 +79,39 @@ class Convention:
     def as_dict(self) -> dict:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
+def _warn_renamed():
+    warnings.warn("the convention field 'ideal' is now 'normalization' (the same values, and more); "
+                  "'ideal' will be removed in a later version", DeprecationWarning, stacklevel=4)
+
 # %% ../nbs/09_presets.ipynb #8cefae34
 def trec_eval_preset(complete: bool = False, judged_only: bool = False, max_docs: int | None = None) -> Convention:
     "trec_eval 10.0 (`complete` is `-c`, `judged_only` is `-J`, `max_docs` is `-M`)."
-    return Convention(gain="linear", discount="log2", ties="docno", ideal="judged", negative="zero",
+    return Convention(gain="linear", discount="log2", ties="docno", normalization="judged", negative="zero",
                       unjudged="drop" if judged_only else "zero", missing_queries="zero" if complete else "skip",
                       zero_idcg="zero", max_docs=max_docs, integer_grades=True, float32_scores=True,
                       preset="trec_eval")
 
 def sklearn_preset() -> Convention:
     "scikit-learn `ndcg_score` (ties averaged)."
-    return Convention(ties="average", ideal="retrieved", negative="keep", zero_idcg="zero", preset="sklearn")
+    return Convention(ties="average", normalization="retrieved", negative="keep", zero_idcg="zero", preset="sklearn")
 
 def sklearn_ignore_ties_preset() -> Convention:
     "scikit-learn `ndcg_score(..., ignore_ties=True)`."
-    return Convention(ties="input", ideal="retrieved", negative="keep", zero_idcg="zero", preset="sklearn_ignore_ties")
+    return Convention(ties="input", normalization="retrieved", negative="keep", zero_idcg="zero", preset="sklearn_ignore_ties")
 
 def lightgbm_preset() -> Convention:
     "LightGBM `ndcg@k` (label_gain 2^i - 1)."
-    return Convention(gain="exponential", ties="input", ideal="retrieved", negative="keep", zero_idcg="one",
+    return Convention(gain="exponential", ties="input", normalization="retrieved", negative="keep", zero_idcg="one",
                       preset="lightgbm")
 
 def xgboost_preset() -> Convention:
     "XGBoost `ndcg@k` (exponential gain)."
-    return Convention(gain="exponential", ties="input", ideal="retrieved", negative="keep", zero_idcg="one",
+    return Convention(gain="exponential", ties="input", normalization="retrieved", negative="keep", zero_idcg="one",
                       preset="xgboost")
 
 def ranx_preset() -> Convention:
     "ranx `ndcg` (Järvelin and Kekäläinen's linear gain)."
-    return Convention(gain="linear", ties="input", ideal="judged", negative="zero", min_grade=1,
+    return Convention(gain="linear", ties="input", normalization="judged", negative="zero", min_grade=1,
                       missing_queries="zero", zero_idcg="zero", preset="ranx")
 
 def ranx_burges_preset() -> Convention:
