@@ -54,7 +54,7 @@ def _score(args) -> str:
     return (f"{text}\n\n{policies}\n"
             f"DCG{at} = {result['dcg']:.6f}   IDCG{at} = {result['idcg']:.6f}   NDCG{at} = {result['ndcg']:.6f}")
 
-_SPEC_FIELDS = ("gain", "discount", "truncation")          # policy specs, e.g. table:table=0,1,3,7
+_SPEC_FIELDS = ("gain", "discount", "truncation", "normalization")   # policy specs, e.g. table:table=0,1,3,7
 
 def _field_value(key: str, value: str):
     "The value of `--set KEY=VALUE` as the convention field wants it."
@@ -109,7 +109,7 @@ def _plugins(args) -> str:
     rows = list_plugins()
     if args.format == "json":
         return json.dumps(rows, indent=2)
-    kinds = ("gain", "discount", "truncation", "preset")
+    kinds = ("gain", "discount", "truncation", "normalization", "preset", "measure")
     frame = pd.DataFrame([{"plugin": r["plugin"], "version": r["version"], "status": r["status"],
                            **{f"{kind}s": ", ".join(r[f"{kind}s"]) or "-" for kind in kinds}} for r in rows])
     if args.format == "csv":
@@ -161,7 +161,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation = commands.add_parser(
         "eval", help="evaluate a TREC run against qrels (trec_eval's output by default)",
         description="Evaluate a run against relevance judgments. Measures: ndcg, ndcg_cut.K (or ndcg_cut_K, "
-                    "nDCG@K), ndcg_cut (depths 5..1000), ndcg.GRADE=GAIN,... Output: trec_eval's three columns.")
+                    "nDCG@K), ndcg_cut (depths 5..1000), ndcg.GRADE=GAIN,..., and FAMILY@K for a measure family "
+                    "a plugin adds (see `ndcg-nb plugins`). Output: trec_eval's three columns.")
     evaluation.add_argument("qrels", help="TREC qrels file (qid iter docno rel), plain or gzip")
     evaluation.add_argument("run", help="TREC run file (qid Q0 docno rank score tag), plain or gzip")
     evaluation.add_argument("-m", "--measure", action="append", help="measure to compute (repeatable; default: "
@@ -175,7 +176,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("-M", dest="max_docs", type=int, default=None,
                             help="keep only the top N documents per query (trec_eval -M)")
     evaluation.add_argument("--set", action="append", metavar="FIELD=VALUE",
-                            help="override any convention field, e.g. --set ties=average --set ideal=retrieved")
+                            help="override any convention field, e.g. --set ties=average --set normalization=retrieved "
+                                 "--set truncation=pad:fill=-1")
     evaluation.add_argument("--format", choices=("trec", "json", "csv"), default="trec")
     evaluation.add_argument("--quiet", action="store_true", help="no progress bar")
     evaluation.set_defaults(run_command=_eval)

@@ -133,7 +133,7 @@ def register_presets(register):
     name of the convention it started from.
     """
 
-# %% ../nbs/00_hookspecs.ipynb #700fb7ec
+# %% ../nbs/00_hookspecs.ipynb #637db912
 @hookspec
 def register_normalizations(register):
     """Register normalization policies: how a DCG becomes a score between a low and a high reference.
@@ -144,8 +144,9 @@ def register_normalizations(register):
     call and returns two ``float64`` arrays of the same shape (or scalars): the score of list
     ``i`` is ``(dcg[i] - low[i]) / (high[i] - low[i])``. Lists where ``high - low <= 0`` have no
     defined score and follow the caller's ``zero_idcg`` rule. A normalization should keep the
-    score in ``[0, 1]`` for every DCG the lists could reach, say which references it uses, and
-    be element-wise: list ``i``'s references depend on list ``i`` only.
+    score at most 1 for every DCG a list can reach, and in ``[0, 1]`` when no grade is negative
+    (``minmax`` keeps it in ``[0, 1]`` always); it should be element-wise: list ``i``'s
+    references depend on list ``i`` only.
 
     Context (keyword-only arguments the function may declare; arrays have one value per list):
 
@@ -165,7 +166,7 @@ def register_normalizations(register):
     the DCG of ``k`` documents of a grade, by default ``max_grades``).
     """
 
-# %% ../nbs/00_hookspecs.ipynb #1c352c81
+# %% ../nbs/00_hookspecs.ipynb #d9918494
 @hookspec
 def register_measures(register):
     """Register measure names: a family of measures and the convention choices it stands for.

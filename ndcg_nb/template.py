@@ -77,6 +77,17 @@ def pad_harmful(grades, lengths, k, fill=-1.0):
     return padded.reshape(-1), np.full_like(lengths, k)
 
 
+def worst_to_ideal(dcg, *, worst_dcg, ideal_dcg):
+    """From the worst DCG (the harmful documents first) to the ideal one. The keyword-only arguments are
+    context: the engine computes and passes them because they are declared (see ndcg_nb.hookspecs.CONTEXT)."""
+    return worst_dcg, ideal_dcg
+
+
+def range_measure(k):
+    "The convention fields the measure {name}_range stands for, at depth k (None: the whole list)."
+    return {{"normalization": "{name}_range"}}
+
+
 def trec_with_capped_gain(cap=3.0):
     "trec_eval's conventions with the capped gain."
     return trec_eval_preset().replace(gain=("{name}_capped", {{"cap": float(cap)}}), preset="{name}_trec")
@@ -98,15 +109,25 @@ def register_truncations(register):
 
 
 @hookimpl
+def register_normalizations(register):
+    register("{name}_range", worst_to_ideal, "(DCG - worst DCG) / (ideal DCG - worst DCG)")
+
+
+@hookimpl
 def register_presets(register):
     register("{name}_trec", trec_with_capped_gain, "trec_eval with the capped gain (param cap)")
+
+
+@hookimpl
+def register_measures(register):
+    register("{name}_range", range_measure, "NDCG from the worst to the ideal DCG: {name}_range@K")
 '''
 
 _TESTS = '''\
 """{name}'s own tests: ndcg_nb's conformance kit, and one value worked by hand per policy."""
 import pytest
 
-from ndcg_nb import ndcg
+from ndcg_nb import evaluate, ndcg
 from ndcg_nb.testing import check_plugin
 
 
@@ -125,6 +146,17 @@ def test_capped_gain_and_padding_by_hand():
     expected = (3 + w2 - w3) / (3 + w2 + w3)
     got = ndcg([4, 1], 3, gain="{name}_capped", truncation="{name}_pad_harmful", ideal=[4, 1, 1])
     assert got == pytest.approx(expected, abs=1e-15)
+
+
+def test_range_normalization_and_measure_by_hand():
+    # [1, -1, 2] at k=3: DCG = 1 - w2 + 2 w3; ideal [2, 1]: 2 + w2; worst [-1]: -1
+    w2, w3 = 1 / 1.5849625007211563, 0.5
+    expected = (1 - w2 + 2 * w3 + 1) / (2 + w2 + 1)
+    assert ndcg([1, -1, 2], 3, normalization="{name}_range") == pytest.approx(expected, abs=1e-15)
+    qrels = {{"q": {{"a": 1, "b": -1, "c": 2}}}}
+    run = {{"q": {{"a": 3.0, "b": 2.0, "c": 1.0}}}}
+    result = evaluate(qrels, run, ["{name}_range@3"], negative="keep")
+    assert result.value("{name}_range@3") == pytest.approx(expected, abs=1e-15)
 '''
 
 _README = '''\
@@ -138,7 +170,7 @@ Policies for [ndcg_nb](https://github.com/ndcg-nb/ndcg_nb), found through the en
     python -m pytest tests      # the conformance kit and the worked examples
 
 Use them by name: `ndcg(grades, 10, discount="{name}_rbp:persistence=0.9")`,
-`ndcg-nb eval QRELS RUN --preset {name}_trec`.
+`ndcg-nb eval QRELS RUN --preset {name}_trec`, `ndcg-nb eval QRELS RUN -m {name}_range@10`.
 '''
 
 def new_plugin(name: str, parent=".") -> Path:

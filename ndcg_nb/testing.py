@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import NdcgError
+from .core import _check_source, _offsets, as_batch, score_batch
 from .plugins import KINDS, BoundPolicy, PluginError, list_plugins, policies_of, resolve_policy
 
 _ERRORS = (NdcgError, PluginError)
@@ -39,8 +40,19 @@ def _grades(rng: np.random.Generator, size: int, real: bool = False) -> np.ndarr
         return np.round(rng.random(size) * 5 - 1, 2)
     return rng.integers(-1, 5, size).astype(float)
 
+def _gain_context(grades: np.ndarray, rng, lists: np.ndarray | None = None) -> dict:
+    "Context as the core gives it: the list of each grade (4 lists here) and the best grade of each list."
+    lists = rng.integers(0, 4, len(grades)) if lists is None else lists
+    best = np.zeros(4)
+    np.maximum.at(best, lists, grades)
+    return {"list_index": lists, "max_grades": best}
+
 def _gain_problems(policy: BoundPolicy, grades: np.ndarray, rng, what: str) -> list[str]:
-    gains = np.asarray(policy(grades))
+    context = _gain_context(grades, rng)
+    lists = context["list_index"]
+    call = lambda part: np.asarray(policy(grades[part], context={**context, "list_index": lists[part]}))
+    everything = np.arange(len(grades))
+    gains = call(everything)
     if gains.shape != grades.shape:
         return [f"returns shape {gains.shape} for {grades.shape} grades"]
     if gains.dtype.kind not in "fiub":
@@ -49,11 +61,11 @@ def _gain_problems(policy: BoundPolicy, grades: np.ndarray, rng, what: str) -> l
     if not np.isfinite(gains.astype(float)).all():
         problems.append(f"returns a non-finite gain for {what}")
     order = rng.permutation(len(grades))
-    if not np.array_equal(np.asarray(policy(grades[order])), gains[order]):
+    if not np.array_equal(call(order), gains[order]):
         problems.append("is not element by element: permuting the grades does not permute the gains "
                         "(a gain may depend on its own grade only)")
     half = len(grades) // 2
-    if not np.array_equal(np.concatenate([np.asarray(policy(grades[:half])), np.asarray(policy(grades[half:]))]), gains):
+    if not np.array_equal(np.concatenate([call(everything[:half]), call(everything[half:])]), gains):
         problems.append("gives other gains when the grades come in two calls than in one")
     return problems
 
@@ -70,9 +82,11 @@ def _check_gain(policy: BoundPolicy, rng) -> list[str]:
     return problems
 
 def _check_discount(policy: BoundPolicy, rng) -> list[str]:
+    if "lengths" in policy.context:
+        return _check_list_discount(policy, rng)
     ranks = np.arange(1, 51)
     try:
-        weights = np.asarray(policy(ranks), dtype=float)
+        weights = np.asarray(policy(ranks, context={"k": 50}), dtype=float)
     except _ERRORS as error:
         return [f"fails on ranks 1..50: {error}"]
     if weights.shape != ranks.shape:
@@ -82,12 +96,32 @@ def _check_discount(policy: BoundPolicy, rng) -> list[str]:
         problems.append("returns a non-finite weight")
     elif (weights <= 0).any():
         problems.append(f"returns a weight <= 0 (rank {int(ranks[weights <= 0][0])}); weights must be positive")
-    if not np.array_equal(np.asarray(policy(ranks[:7]), dtype=float), weights[:7]):
+    if not np.array_equal(np.asarray(policy(ranks[:7], context={"k": 50}), dtype=float), weights[:7]):
         problems.append("gives ranks 1..7 other weights when asked for 7 ranks than for 50")
     if np.isfinite(weights).all() and (np.diff(weights) > 1e-12 * np.abs(weights[1:])).any():
         rank = int(np.flatnonzero(np.diff(weights) > 0)[0]) + 2
         warnings.warn(f"discount policy {policy.policy.name!r} from plugin {policy.policy.plugin!r}: the weight "
                       f"grows at rank {rank}; the contract advises weights that do not grow with rank")
+    return problems
+
+def _check_list_discount(policy: BoundPolicy, rng) -> list[str]:
+    "A discount per list: positive, finite weights, and each list's weights the same alone as in a batch."
+    lengths = rng.integers(1, 12, 6)
+    ranks = np.concatenate([np.arange(1, n + 1) for n in lengths])
+    try:
+        weights = np.asarray(policy(ranks, context={"k": 10, "lengths": lengths}), dtype=float)
+        alone = np.asarray(policy(ranks[:lengths[0]], context={"k": 10, "lengths": lengths[:1]}), dtype=float)
+    except _ERRORS as error:
+        return [f"fails on {len(lengths)} lists of lengths 1 to 11: {error}"]
+    if weights.shape != ranks.shape:
+        return [f"returns shape {weights.shape} for {ranks.shape} ranks"]
+    if not np.isfinite(weights).all():
+        return ["returns a non-finite weight"]
+    problems = []
+    if (weights <= 0).any():
+        problems.append("returns a weight <= 0; weights must be positive")
+    if not np.array_equal(alone, weights[:lengths[0]]):
+        problems.append("gives a list other weights alone than in a batch (a list's weights may depend on that list only)")
     return problems
 
 def _check_truncation(policy: BoundPolicy, rng) -> list[str]:
@@ -96,10 +130,15 @@ def _check_truncation(policy: BoundPolicy, rng) -> list[str]:
     starts = np.cumsum(lengths) - lengths
     problems = []
     for k in (1, 3, 10):
+        context = {"doc_ids": np.array([f"d{i}" for i in range(len(grades))], dtype=object),
+                   "judged": rng.random(len(grades)) < 0.7, "scores": rng.random(len(grades)), "ideal": False}
         try:
-            out, new_lengths = policy(grades, lengths, k)
+            out, new_lengths, *source = policy(grades, lengths, k, context=context)
         except _ERRORS as error:
             problems.append(f"fails at k={k}: {error}")
+            continue
+        except ValueError:
+            problems.append(f"at k={k} returns neither (grades, lengths) nor (grades, lengths, source)")
             continue
         out, new_lengths = np.asarray(out, dtype=float), np.asarray(new_lengths)
         if out.ndim != 1 or new_lengths.shape != lengths.shape or new_lengths.sum() != out.size:
@@ -108,6 +147,12 @@ def _check_truncation(policy: BoundPolicy, rng) -> list[str]:
             continue
         if (new_lengths > k).any():
             problems.append(f"returns more than k={k} documents for a list")
+        if source:
+            try:
+                _check_source("it", source[0], out, _offsets(new_lengths), grades, _offsets(lengths), "list")
+            except PluginError as error:
+                problems.append(f"at k={k}: {str(error).removeprefix('it ')}")
+            continue
         new_starts = np.cumsum(new_lengths) - new_lengths
         for i in range(len(lengths)):
             kept = min(lengths[i], new_lengths[i])
@@ -130,8 +175,49 @@ def _check_preset(policy: BoundPolicy, rng) -> list[str]:
         return [f"does not give a usable convention: {type(error).__name__}: {error}"]
     return []
 
+def _check_normalization(policy: BoundPolicy, rng) -> list[str]:
+    "References of the right shape, finite, list by list, and a score in [0, 1] for every DCG a list reaches."
+    lists = [list(_grades(rng, int(n))) for n in rng.integers(1, 9, 40)]
+    order = rng.permutation(len(lists))
+    problems = []
+    for harmful in (False, True):
+        grades = lists if harmful else [list(np.abs(g)) for g in lists]
+        try:
+            s = score_batch(as_batch(grades), 5, normalization=policy)
+            permuted = score_batch(as_batch([grades[i] for i in order]), 5, normalization=policy)
+        except (*_ERRORS, PluginError) as error:
+            return [f"fails on 40 lists with grades from {-int(harmful)} to 4 at k=5: {error}"]
+        half = score_batch(as_batch(grades[:20]), 5, normalization=policy)
+        if not (np.array_equal(permuted.low, s.low[order]) and np.array_equal(permuted.high, s.high[order])):
+            return ["is not list by list: reordering the lists changes their references"]
+        if not (np.array_equal(half.low, s.low[:20]) and np.array_equal(half.high, s.high[:20])):
+            return ["is not list by list: lists get other references in a smaller batch"]
+        defined = s.high > s.low
+        scores = (s.dcg[defined] - s.low[defined]) / (s.high[defined] - s.low[defined])
+        lowest = -np.inf if harmful else -1e-12
+        outside = (scores < lowest) | (scores > 1 + 1e-12)
+        if outside.any():
+            where = "[0, 1] on grades from 0 to 4" if not harmful else "1 on grades from -1 to 4"
+            return [f"gives scores outside {where} (such as {scores[outside][0]:.4g}) for DCGs the lists reach"]
+    return problems
+
+def _check_measure(policy: BoundPolicy, rng) -> list[str]:
+    "Fields that make a usable convention at every depth, and a measure that evaluates by name."
+    from ndcg_nb.evaluation import evaluate, resolve_convention
+    name = policy.policy.name
+    try:
+        for k in (None, 5):
+            fields = policy(k)
+            if not isinstance(fields, dict):
+                return [f"returns {type(fields).__name__} for k={k}, not a dict of convention fields"]
+            resolve_convention("trec_eval", **fields)
+        evaluate({"q": {"a": 2, "b": 1, "c": 0}}, {"q": {"a": 0.5, "b": 0.9, "c": 0.1}}, [name, f"{name}@2"])
+    except Exception as error:
+        return [f"does not give a usable measure: {type(error).__name__}: {error}"]
+    return []
+
 _CHECKS = {"gain": _check_gain, "discount": _check_discount, "truncation": _check_truncation,
-           "preset": _check_preset}
+           "normalization": _check_normalization, "preset": _check_preset, "measure": _check_measure}
 
 # %% ../nbs/15_testing.ipynb #k6a1b2c3
 def check_policy(kind: str, spec, seed: int = 0) -> list[Finding]:

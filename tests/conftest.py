@@ -6,7 +6,7 @@ matplotlib.use("Agg")
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 # the example plugin's own tests run in a subprocess where it is installed (tests/test_plugins.py)
-collect_ignore = ["example_plugin"]
+collect_ignore = ["example_plugin", "context_plugin"]
 
 
 def pytest_terminal_summary(terminalreporter):
