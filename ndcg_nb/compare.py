@@ -691,8 +691,8 @@ def explain_presets(qrels, run, preset_a="trec_eval", preset_b="sklearn", measur
     for field_name, (effect, _) in effects.items():
         queries[field_name] = effect
     size = queries["difference"].abs()
-    shown = queries[(size > tolerance) | status].assign(_status=status, _size=size)
-    shown = shown.sort_values(["_status", "_size"], ascending=False, kind="stable").drop(columns=["_status", "_size"])
+    order = pd.DataFrame({"status": status, "size": size})[(size > tolerance) | status]
+    shown = queries.loc[order.sort_values(["status", "size"], ascending=False, kind="stable").index]
     return PresetDifference(name, a, b, pd.DataFrame(field_rows, columns=["field", "a", "b", "mean_effect"]),
                             (shown.head(top) if top else shown).reset_index(), result_a.value(name),
                             result_b.value(name))
