@@ -18,7 +18,7 @@ import pyarrow as pa
 from .errors import InputError, NdcgError, UsageError
 from .evaluation import Evaluation, parse_measure, resolve_convention
 from .evaluation import evaluate as evaluate_in_memory
-from .plugins import ENTRY_POINT_GROUP, PluginError, _split_plugin, resolve_policy
+from .plugins import ENTRY_POINT_GROUP, _NDCG_NB, PluginError, list_plugins, policies_of, resolve_policy
 from .runs import TrecFormatError, _ids, _numeric, _split
 
 # %% auto #0
@@ -165,19 +165,33 @@ def _where() -> str:
         pass
     return "this process"
 
-def _check_plugins(convention) -> None:
-    "Fail, naming the plugin, if a policy of `convention` comes from a plugin this process does not have."
-    for kind in ("gain", "discount", "truncation"):
-        spec = getattr(convention, kind)
-        name, plugin = _split_plugin(spec)
-        if plugin is None:
-            continue
-        try:
-            resolve_policy(kind, spec)
-        except NdcgError as exc:
-            raise PluginError(f"plugin {plugin!r} is missing on {_where()}: the convention's {kind} policy {name!r} "
-                              f"comes from it. Install the package that provides it on every worker (ndcg_nb finds "
-                              f"it there through its {ENTRY_POINT_GROUP!r} entry point). [{exc}]") from None
+_POLICY_KINDS = ("gain", "discount", "truncation", "normalization")
+
+def _needed_plugins(convention, wanted) -> dict[str, str]:
+    "The plugins (not ndcg_nb's own) that the convention's policies and the measures come from, and what each gives."
+    needed = {}
+    families = policies_of("measure")
+    for measure in wanted:
+        family = measure.name.split("@")[0]
+        if family in families and families[family].plugin not in _NDCG_NB:
+            needed.setdefault(families[family].plugin, f"measure {family!r}")
+    for conv in {convention, *(resolve_convention(convention, **dict(m.overrides)) for m in wanted if m.overrides)}:
+        for kind in _POLICY_KINDS:
+            policy = resolve_policy(kind, getattr(conv, kind)).policy
+            if policy.plugin not in _NDCG_NB:
+                needed.setdefault(policy.plugin, f"the {kind} policy {policy.name!r}")
+    return needed
+
+def _check_plugins(needed: dict[str, str]) -> None:
+    "Fail, naming the plugin, if this process lacks a plugin in `needed` (see `_needed_plugins`)."
+    if not needed:
+        return
+    present = {row["plugin"] for row in list_plugins() if row["status"] == "ok"}
+    for plugin, what in needed.items():
+        if plugin not in present:
+            raise PluginError(f"plugin {plugin!r} is missing on {_where()}: {what} comes from it. Install the "
+                              f"package that provides it on every worker; ndcg_nb finds it there through its "
+                              f"{ENTRY_POINT_GROUP!r} entry point (see `ndcg-nb plugins` on a worker)")
 
 # %% ../nbs/18_distributed.ipynb #7f4d0487
 def _summary_rows(measures: list[str], stats: dict, sums: dict | None = None) -> pd.DataFrame:
@@ -192,9 +206,10 @@ def _typed(*frames) -> pd.DataFrame:
     rows = rows.fillna({**dict.fromkeys(_COUNTS, 0), "counted": False, "status": "", "value_sum": 0.0})
     return rows.astype(meta.dtypes.to_dict())
 
-def _score_part(part: pd.DataFrame, measures: list[str], convention, qrels_duplicates: str) -> pd.DataFrame:
+def _score_part(part: pd.DataFrame, measures: list[str], convention, qrels_duplicates: str,
+                needed: dict[str, str] | None = None) -> pd.DataFrame:
     "Score the queries of one partition of the shuffled table with the in-memory engine; rows of `_result_meta`."
-    _check_plugins(convention)
+    _check_plugins(needed or {})
     is_run = part["is_run"].to_numpy(dtype=bool)
     run, qrels = part[is_run].sort_values("order", kind="stable"), part[~is_run].sort_values("order", kind="stable")
     run_queries, qrels_queries = pd.unique(run["query"].to_numpy()), pd.unique(qrels["query"].to_numpy())
@@ -230,7 +245,7 @@ def _score_part(part: pd.DataFrame, measures: list[str], convention, qrels_dupli
                       "n_missing_scored_zero": int(((status == "missing_from_run") & counted).sum()),
                       "n_zero_idcg": int((status == "zero_idcg").sum()),
                       "n_zero_idcg_skipped": int(((status == "zero_idcg") & ~counted).sum()),
-                      "n_nan": int(convention.zero_idcg == "nan" and n_queries > 0 and math.isnan(overall["value"]))}
+                      "n_nan": int(n_queries > 0 and math.isnan(overall["value"]))}   # zero_idcg='nan' met
     return _typed(rows.assign(kind="query"), _summary_rows(measures, stats, sums))
 
 # %% ../nbs/18_distributed.ipynb #5145a653
@@ -284,7 +299,8 @@ def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", qrels_duplic
     qrels_rows = _as_dask(qrels, "qrels", None, blocksize, storage_options)
     both = dd.concat([run_rows, qrels_rows])
     by_query = both.shuffle("query", npartitions=npartitions or run_rows.npartitions)
-    scored = by_query.map_partitions(_score_part, names, convention, qrels_duplicates, meta=_result_meta())
+    scored = by_query.map_partitions(_score_part, names, convention, qrels_duplicates,
+                                     _needed_plugins(convention, wanted), meta=_result_meta())
     if not per_query:
         scored = scored[scored["kind"] == "summary"]
     return _combine(scored.compute(), wanted, convention, tag, per_query)
@@ -319,6 +335,7 @@ def evaluate_spark(qrels, run, measures=("ndcg",), *, preset="trec_eval", qrels_
     from pyspark.sql import functions as F
     wanted, names = _measures(measures)
     convention = resolve_convention(preset, **overrides)
+    needed = _needed_plugins(convention, wanted)
 
     def rows(frame, kind: str):
         columns = ("query", "doc", _VALUE[kind])
@@ -334,7 +351,7 @@ def evaluate_spark(qrels, run, measures=("ndcg",), *, preset="trec_eval", qrels_
     bucketed = both.withColumn("bucket", F.pmod(F.hash("query"), F.lit(buckets)))
 
     def score(part: pd.DataFrame) -> pd.DataFrame:
-        return _score_part(part.drop(columns="bucket"), names, convention, qrels_duplicates)
+        return _score_part(part.drop(columns="bucket"), names, convention, qrels_duplicates, needed)
 
     scored = bucketed.groupBy("bucket").applyInPandas(score, schema=_SPARK_SCHEMA)
     if not per_query:

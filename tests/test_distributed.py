@@ -1,0 +1,258 @@
+"""ndcg_nb.distributed gives the in-memory numbers: on a Dask LocalCluster of 2 worker processes (one per module),
+for every preset and measure, missing queries (-c), ties and queries without judgments, from DataFrames and from
+files; a worker without a needed plugin names it. Spark (local[2]) runs when Java is found, or is skipped."""
+import gzip
+import importlib
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pandas as pd
+import pytest
+
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+
+from ndcg_nb import hookimpl, register_plugin, unregister_plugin
+from ndcg_nb.distributed import MissingExtraError, evaluate, evaluate_on_dask, evaluate_spark
+from ndcg_nb.errors import InputError
+from ndcg_nb.evaluation import evaluate as evaluate_in_memory
+from ndcg_nb.plugins import PluginError, load_plugins, policies_of
+from ndcg_nb.runs import SAMPLE_QRELS, SAMPLE_RUN, read_qrels, read_run
+
+TREC = os.path.join(os.path.dirname(__file__), "data", "trec_eval", "test")
+PRESETS = sorted(policies_of("preset"))
+MEASURES = ["ndcg", "ndcg_cut", "ndcg_cut.3,7", "nDCG@2", "ndcg.1=3,2=9"]
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as c:
+        yield c
+
+
+def assert_same(ours, theirs):
+    "Per-query values to 1e-12 (ids, statuses and counted flags exactly), and the aggregate rows."
+    mine, ref = ours.per_query, theirs.per_query
+    assert list(mine.columns) == list(ref.columns)
+    for column in ("query", "measure", "status"):
+        assert mine[column].astype(str).tolist() == ref[column].astype(str).tolist(), column
+    assert mine["counted"].tolist() == ref["counted"].tolist()
+    for column in ("value", "dcg", "idcg"):
+        np.testing.assert_allclose(mine[column].to_numpy(float), ref[column].to_numpy(float), rtol=0, atol=1e-12,
+                                   err_msg=column)
+    pd.testing.assert_frame_equal(ours.aggregate.drop(columns="value"), theirs.aggregate.drop(columns="value"),
+                                  check_dtype=False)
+    np.testing.assert_allclose(ours.aggregate["value"].to_numpy(float), theirs.aggregate["value"].to_numpy(float),
+                               rtol=0, atol=1e-12)
+    assert ours.convention == theirs.convention
+
+
+def same(qrels, run, measures=MEASURES, npartitions=4, blocksize="64 MiB", **options):
+    ours = evaluate(qrels, run, measures, npartitions=npartitions, blocksize=blocksize, **options)
+    theirs = evaluate_in_memory(qrels if not isinstance(qrels, dd.DataFrame) else qrels.compute(),
+                                run if not isinstance(run, dd.DataFrame) else run.compute(),
+                                measures, progress=False, **options)
+    assert_same(ours, theirs)
+    return ours, theirs
+
+
+def generated(seed=0, n_queries=120):
+    """Qrels and a run with many tied scores (integers 0..4), queries missing from the run, run queries without
+    judgments, queries whose grades are all 0 (IDCG 0), negative and fractional grades, unjudged documents."""
+    rng = np.random.default_rng(seed)
+    qrels, run = [], []
+    for q in range(n_queries):
+        docs = [f"d{d}" for d in rng.choice(60, size=rng.integers(1, 25), replace=False)]
+        kind = q % 10
+        grades = np.zeros(len(docs)) if kind == 3 else rng.choice([-1, 0, 0, 1, 2, 3, 1.5], size=len(docs))
+        if kind != 9:                          # kind 9: judged, never retrieved
+            qrels += [(f"q{q}", d, g) for d, g in zip(docs, grades)]
+        if kind != 5:                          # kind 5: judged, not in the run
+            retrieved = [f"d{d}" for d in rng.choice(60, size=rng.integers(1, 30), replace=False)]
+            run += [(f"q{q}", d, float(rng.integers(0, 5))) for d in retrieved]
+    qrels = pd.DataFrame(qrels, columns=["query", "doc", "relevance"])
+    run = pd.DataFrame(run, columns=["query", "doc", "score"]).sample(frac=1, random_state=seed)  # queries interleaved
+    return qrels, run.reset_index(drop=True)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("complete", [False, True])
+def test_sample_every_preset(client, preset, complete):
+    same(SAMPLE_QRELS, SAMPLE_RUN, preset=preset, **({"missing_queries": "zero"} if complete else {}))
+
+
+def test_trec_eval_complete_flag(client):
+    ours, _ = same(SAMPLE_QRELS, SAMPLE_RUN, preset="trec_eval:complete=1")
+    assert ours.aggregate["n_missing_scored_zero"].iloc[0] == 1
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_generated_ties_every_preset(client, preset):
+    qrels, run = generated()
+    same(dd.from_pandas(qrels, npartitions=3), dd.from_pandas(run, npartitions=5), npartitions=7, preset=preset)
+
+
+@pytest.mark.parametrize("overrides", [
+    {"ties": "input"}, {"ties": "average"}, {"ties": "docno", "missing_queries": "zero"},
+    {"zero_idcg": "skip"}, {"zero_idcg": "nan"}, {"zero_idcg": "one", "missing_queries": "zero"},
+    {"unjudged": "drop"}, {"max_docs": 5}, {"negative": "keep", "normalization": "retrieved"},
+    {"normalization": "minmax"}, {"gain": "exponential", "discount": "ln"}, 
+    {"truncation": "pad:fill=0", "measures": ["ndcg_cut.3,7", "nDCG@2"]},   # 'pad' and 'full' need a depth
+    {"normalization": "full", "measures": ["ndcg_cut.3,7", "nDCG@2"]},
+])
+def test_generated_conventions(client, overrides):
+    qrels, run = generated(seed=1)
+    overrides = dict(overrides)
+    same(qrels, run, overrides.pop("measures", MEASURES), npartitions=6, **overrides)
+
+
+def test_partitions_without_run_queries(client):
+    "Most partitions hold only queries the run misses; with -c they score 0, without it they are skipped."
+    qrels = pd.DataFrame({"query": [f"q{i}" for i in range(30)], "doc": "a", "relevance": 1.0})
+    run = pd.DataFrame({"query": ["q0", "q0", "zz"], "doc": ["a", "b", "a"], "score": [1.0, 2.0, 3.0]})
+    for options in ({}, {"missing_queries": "zero"}):
+        ours, _ = same(qrels, run, ["ndcg", "ndcg_cut.1"], npartitions=10, **options)
+    assert ours.aggregate["n_missing_scored_zero"].tolist() == [29, 29]
+
+
+def test_no_common_query(client):
+    with pytest.raises(InputError, match="no query of the run is in the qrels"):
+        evaluate(pd.DataFrame({"query": ["7.0"], "doc": ["a"], "relevance": [1]}),
+                 pd.DataFrame({"query": [7], "doc": ["a"], "score": [1.0]}), "ndcg")
+
+
+def test_integer_ids_and_duplicate_qrels(client):
+    qrels = pd.DataFrame({"query": [1, 1, 1, 2], "doc": [10, 10, 11, 10], "relevance": [1, 3, 2, 1]})
+    run = pd.DataFrame({"query": ["1", "1", "2"], "doc": ["10", "11", "10"], "score": [0.5, 0.5, 1.0]})
+    for duplicates in ("first", "last", "max"):
+        same(qrels, run, ["ndcg"], qrels_duplicates=duplicates)
+    with pytest.raises(InputError, match="appears 2 times"):
+        evaluate(qrels, run, "ndcg")
+
+
+def test_files_text_gzip_parquet(client, tmp_path):
+    "TREC text read in several blocks, gzip (one partition per file) and parquet give the in-memory numbers."
+    qrels, run = os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test")
+    ours, theirs = same(qrels, run, ["ndcg", "ndcg_cut"], blocksize="8 kB")
+    assert ours.run_tag == theirs.run_tag == "STANDARD"
+    gz = tmp_path / "results.test.gz"
+    gz.write_bytes(gzip.compress(open(run, "rb").read()))
+    same(qrels, str(gz), ["ndcg"])
+    read_run(run)[["query", "doc", "score"]].to_parquet(tmp_path / "run.parquet")
+    read_qrels(qrels)[["query", "doc", "relevance"]].to_parquet(tmp_path / "qrels.parquet")
+    assert_same(evaluate(str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"), "ndcg", npartitions=3),
+                evaluate_in_memory(qrels, run, "ndcg", progress=False))
+
+
+def test_summary_only(client):
+    ours = evaluate(SAMPLE_QRELS, SAMPLE_RUN, "ndcg", per_query=False)
+    theirs = evaluate_in_memory(SAMPLE_QRELS, SAMPLE_RUN, "ndcg", progress=False)
+    assert ours.per_query.empty
+    assert abs(ours.value("ndcg") - theirs.value("ndcg")) < 1e-12
+
+
+def test_evaluate_on_dask_address(client):
+    ours = evaluate_on_dask(client.scheduler.address, SAMPLE_QRELS, SAMPLE_RUN, ["ndcg_cut.10"])
+    assert abs(ours.value("ndcg_cut.10") - evaluate_in_memory(SAMPLE_QRELS, SAMPLE_RUN, "ndcg_cut.10",
+                                                              progress=False).value("ndcg_cut.10")) < 1e-12
+
+
+class Halved:
+    @hookimpl
+    def register_discounts(self, register):
+        register("halved_log2", lambda ranks: 0.5 / np.log2(ranks + 1.0), "half of log2")
+
+
+def test_plugin_missing_on_workers(client):
+    "A plugin registered only in the client's process is not on the workers: the error names it."
+    register_plugin(Halved(), name="halved_only_here")
+    try:
+        with pytest.raises(PluginError, match=r"plugin 'halved_only_here' is missing on Dask worker tcp://"):
+            evaluate(SAMPLE_QRELS, SAMPLE_RUN, "ndcg", discount="halved_log2")
+    finally:
+        unregister_plugin("halved_only_here")
+
+
+PLUGIN_MODULE = '''
+import numpy as np
+from ndcg_nb import hookimpl
+
+@hookimpl
+def register_discounts(register):
+    register("halved_log2", lambda ranks: 0.5 / np.log2(ranks + 1.0), "half of log2")
+'''
+
+
+def _use_site(path, add: bool):
+    "Put `path` on (or off) sys.path and reload ndcg_nb's plugins, so entry points there are found (or not)."
+    if add:
+        sys.path.insert(0, path)
+    elif path in sys.path:
+        sys.path.remove(path)
+    importlib.invalidate_caches()
+    from ndcg_nb.plugins import load_plugins
+    load_plugins()
+    return True
+
+
+def test_plugin_found_on_workers_through_entry_point(client, tmp_path):
+    "An installed plugin (an entry point in group ndcg_nb) is found by each worker on its own."
+    site = tmp_path / "site"
+    (site / "halved_plugin-1.0.dist-info").mkdir(parents=True)
+    (site / "halved_plugin.py").write_text(PLUGIN_MODULE)
+    (site / "halved_plugin-1.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: halved-plugin\nVersion: 1.0\n")
+    (site / "halved_plugin-1.0.dist-info" / "entry_points.txt").write_text("[ndcg_nb]\nhalved = halved_plugin\n")
+    for add in (True, False):
+        _use_site(str(site), add)
+        client.run(_use_site, str(site), add)
+        if add:
+            ours, _ = same(SAMPLE_QRELS, SAMPLE_RUN, ["ndcg"], discount="halved_log2")
+            assert ours.convention.discount == "halved_log2 [plugin halved]"
+
+
+def test_missing_extra_names_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "dask.dataframe", None)
+    with pytest.raises(MissingExtraError, match=r'pip install "ndcg_nb\[dask\]"'):
+        evaluate(SAMPLE_QRELS, SAMPLE_RUN, "ndcg")
+    monkeypatch.setitem(sys.modules, "pyspark", None)
+    with pytest.raises(MissingExtraError, match=r'pip install "ndcg_nb\[spark\]"'):
+        evaluate_spark(None, None, "ndcg")
+
+
+def test_import_stays_light():
+    code = "import sys, ndcg_nb, ndcg_nb.distributed; print(sorted({'dask', 'distributed', 'pyspark'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+# --- Spark ---------------------------------------------------------------------------------------------------
+# A SparkSession takes about 8 s to start; the three checks below add about 15 s. They run wherever Java is found
+# (CI installs Debian's openjdk-17-jre-headless) and are skipped elsewhere, or when NDCG_NB_SKIP_SPARK=1.
+needs_spark = pytest.mark.skipif(shutil.which("java") is None or os.environ.get("NDCG_NB_SKIP_SPARK") == "1"
+                                 or importlib.util.find_spec("pyspark") is None,
+                                 reason="Spark tests need Java and pyspark (set NDCG_NB_SKIP_SPARK=1 to skip them)")
+
+
+@pytest.fixture(scope="module")
+def spark():
+    from pyspark.sql import SparkSession
+    session = (SparkSession.builder.master("local[2]").appName("ndcg_nb tests")
+               .config("spark.sql.shuffle.partitions", 4).config("spark.ui.enabled", "false")
+               .config("spark.sql.execution.arrow.pyspark.enabled", "true").getOrCreate())
+    yield session
+    session.stop()
+
+
+@needs_spark
+def test_spark_same_numbers(spark):
+    qrels, run = generated(seed=2, n_queries=80)
+    spark_qrels, spark_run = spark.createDataFrame(qrels), spark.createDataFrame(run)
+    for preset, options in (("trec_eval", {"missing_queries": "zero"}), ("sklearn", {}), ("lightgbm", {}),
+                            ("trec_eval", {"ties": "input"})):
+        ours = evaluate_spark(spark_qrels, spark_run, MEASURES, preset=preset, **options)
+        assert_same(ours, evaluate_in_memory(qrels, run, MEASURES, preset=preset, progress=False, **options))
