@@ -45,11 +45,16 @@ def explain(grades, k: int | None = None, *, items=None, ideal=None, ideal_items
         padded[np.arange(depth) >= length] = np.nan
         return padded
 
-    weights = s.weights[:depth]
+    ranked_weights, ideal_weights = s.document_weights()
+    weights = at(ranked_weights, s.lengths[0])
+    if s.weights is not None:            # one weight per rank, shared by the ranked and the ideal list
+        weights = ideal_weights = s.weights[:depth]
+    else:                                # a discount per list: each list has its own weights
+        ideal_weights = at(ideal_weights, s.ideal_lengths[0])
     gains = at(s.gains, s.lengths[0])
     ideal_gains = at(s.ideal_gains, s.ideal_lengths[0])
     discounted = gains * weights
-    ideal_discounted = ideal_gains * weights
+    ideal_discounted = ideal_gains * ideal_weights
     running_dcg = np.cumsum(np.nan_to_num(discounted))
     running_idcg = np.cumsum(np.nan_to_num(ideal_discounted))
     if zero_idcg == "raise":
