@@ -351,7 +351,9 @@ def evaluate_spark(qrels, run, measures=("ndcg",), *, preset="trec_eval", qrels_
     bucketed = both.withColumn("bucket", F.pmod(F.hash("query"), F.lit(buckets)))
 
     def score(part: pd.DataFrame) -> pd.DataFrame:
-        return _score_part(part.drop(columns="bucket"), names, convention, qrels_duplicates, needed)
+        out = _score_part(part.drop(columns="bucket"), names, convention, qrels_duplicates, needed)
+        return out.astype({"kind": object, "query": object, "measure": object, "status": object})  # Spark takes
+                                                                   # no Arrow-backed (chunked) strings from pandas 3
 
     scored = bucketed.groupBy("bucket").applyInPandas(score, schema=_SPARK_SCHEMA)
     if not per_query:
