@@ -15,8 +15,9 @@ from .explain import explain
 from .precision import average_precision, precision_at_k
 from .evaluation import evaluate, Convention
 from .runs import read_qrels, read_run
+from .compare import bounds, compare, evaluate_runs, explain_presets
 
 __all__ = ["cg", "dcg", "idcg", "ndcg", "ndcg_dataset", "DatasetScore", "explain", "average_precision",
            "precision_at_k", "evaluate", "Convention", "read_qrels", "read_run", "hookimpl",
            "list_plugins", "register_plugin", "unregister_plugin", "PluginError", "PolicyConflictError",
-           "UnknownPolicyError"]
+           "UnknownPolicyError", "compare", "evaluate_runs", "bounds", "explain_presets"]

@@ -13,6 +13,7 @@ import pandas as pd
 
 from . import __version__
 from .errors import InputError, NdcgError, UsageError
+from .compare import RENDER_FORMATS, TESTS, bounds_report, compare_report, evaluate_runs, explain_presets_report
 from .evaluation import _plain, evaluate
 from .explain import explain
 from .plugins import PluginError, _parse_value, list_plugins, parse_policy_spec, resolve_policy
@@ -97,13 +98,46 @@ def _convention_overrides(args) -> dict:
     return overrides
 
 def _eval(args) -> str:
-    result = evaluate(args.qrels, args.run, args.measure or ["ndcg", "ndcg_cut"], preset=args.preset,
-                      progress=False if args.quiet else None, **_convention_overrides(args))
+    measures = args.measure or ["ndcg", "ndcg_cut"]
+    overrides = _convention_overrides(args)
+    if args.bounds:
+        parts = [(run, bounds_report(args.qrels, run, measures, per_query=args.per_query,
+                                     format={"trec": "text"}.get(args.format, args.format), preset=args.preset,
+                                     **overrides)) for run in args.run]
+        return parts[0][1] if len(parts) == 1 else "\n\n".join(f"run {run}\n{text}" for run, text in parts)
+    if len(args.run) > 1:
+        several = evaluate_runs(args.qrels, args.run, measures, preset=args.preset,
+                                progress=False if args.quiet else None, **overrides)
+        if args.format == "trec":
+            return "\n".join(f"{'runid':<22s}\tall\t{name}\n" + e.to_trec(per_query=args.per_query)
+                             for name, e in several.evaluations.items())
+        if args.format == "csv":
+            frames = [(e.per_query if args.per_query else e.aggregate).assign(run=name)
+                      for name, e in several.evaluations.items()]
+            return pd.concat(frames, ignore_index=True).to_csv(index=False).rstrip("\n")
+        return json.dumps({name: json.loads(e.to_json(per_query=args.per_query))
+                           for name, e in several.evaluations.items()}, indent=2)
+    result = evaluate(args.qrels, args.run[0], measures, preset=args.preset,
+                      progress=False if args.quiet else None, **overrides)
     if args.format == "json":
         return result.to_json(per_query=args.per_query)
     if args.format == "csv":
         return result.to_csv(per_query=args.per_query)
     return result.to_trec(per_query=args.per_query)
+
+def _compare(args) -> str:
+    return compare_report(args.qrels, args.runs, args.measure or ["ndcg", "ndcg_cut_10"], format=args.format,
+                          baseline=args.baseline, tests=args.test or TESTS, permutations=args.permutations,
+                          resamples=args.resamples, seed=args.seed,
+                          correction=None if args.correction == "none" else args.correction, family=args.family,
+                          alpha=args.alpha, confidence=args.confidence, plot=args.plot, preset=args.preset,
+                          overrides=_convention_overrides(args))
+
+def _explain_presets(args) -> str:
+    if len(args.preset) != 2:
+        raise UsageError(f"explain-presets compares two presets: give --preset twice, got {len(args.preset)}")
+    return explain_presets_report(args.qrels, args.run, args.preset[0], args.preset[1], args.measure,
+                                  top=args.top, format=args.format)
 
 def _plugins(args) -> str:
     rows = list_plugins()
@@ -164,7 +198,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "nDCG@K), ndcg_cut (depths 5..1000), ndcg.GRADE=GAIN,..., and FAMILY@K for a measure family "
                     "a plugin adds (see `ndcg-nb plugins`). Output: trec_eval's three columns.")
     evaluation.add_argument("qrels", help="TREC qrels file (qid iter docno rel), plain or gzip")
-    evaluation.add_argument("run", help="TREC run file (qid Q0 docno rank score tag), plain or gzip")
+    evaluation.add_argument("run", nargs="+", help="TREC run file(s) (qid Q0 docno rank score tag), plain or gzip; "
+                            "several runs give one block (or column) per run")
     evaluation.add_argument("-m", "--measure", action="append", help="measure to compute (repeatable; default: "
                             "ndcg and ndcg_cut)")
     evaluation.add_argument("-q", dest="per_query", action="store_true", help="print per-query values too")
@@ -180,7 +215,50 @@ def build_parser() -> argparse.ArgumentParser:
                                  "--set truncation=pad:fill=-1")
     evaluation.add_argument("--format", choices=("trec", "json", "csv"), default="trec")
     evaluation.add_argument("--quiet", action="store_true", help="no progress bar")
+    evaluation.add_argument("--bounds", action="store_true",
+                            help="beside each mean (each query with -q): tie bounds, unjudged as 0 and as the top "
+                                 "grade, judged share of the top k")
     evaluation.set_defaults(run_command=_eval)
+
+    comparison = commands.add_parser(
+        "compare", help="compare several runs: means, paired significance tests, corrections",
+        description="Evaluate several runs against one qrels and test each against the baseline (the first run "
+                    "unless --baseline names another): paired t-test, randomization test, bootstrap interval.")
+    comparison.add_argument("qrels", help="TREC qrels file")
+    comparison.add_argument("runs", nargs="+", help="TREC run files (named by their run tag, else file name)")
+    comparison.add_argument("-m", "--measure", action="append", help="measure (repeatable; default: ndcg, ndcg_cut_10)")
+    comparison.add_argument("--baseline", default=None, help="the run the others are tested against (default: first)")
+    comparison.add_argument("--test", action="append", choices=TESTS, help="test to run (repeatable; default: all)")
+    comparison.add_argument("--permutations", type=int, default=10_000,
+                            help="random sign assignments of the randomization test (exact when 2^n is no more)")
+    comparison.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
+    comparison.add_argument("--seed", type=int, default=0, help="seed of the randomization test and the bootstrap")
+    comparison.add_argument("--correction", choices=("holm", "bonferroni", "none"), default="holm")
+    comparison.add_argument("--family", choices=("measure", "test"), default="measure",
+                            help="correct over the runs of one test and measure, or of one test over all measures")
+    comparison.add_argument("--alpha", type=float, default=0.05)
+    comparison.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals")
+    comparison.add_argument("--plot", default=None, metavar="FILE",
+                            help="save the per-query difference plot (first measure) to FILE (.png, .pdf, .svg)")
+    comparison.add_argument("--preset", default="trec_eval", help="convention preset")
+    comparison.add_argument("-c", dest="complete", action="store_true", help="score missing queries 0 (trec_eval -c)")
+    comparison.add_argument("-J", dest="judged_only", action="store_true", help="drop unjudged documents (trec_eval -J)")
+    comparison.add_argument("-M", dest="max_docs", type=int, default=None, help="keep the top N documents (trec_eval -M)")
+    comparison.add_argument("--set", action="append", metavar="FIELD=VALUE", help="override a convention field")
+    comparison.add_argument("--format", choices=RENDER_FORMATS, default="text")
+    comparison.set_defaults(run_command=_compare)
+
+    why = commands.add_parser(
+        "explain-presets", help="the queries on which two presets differ most, and the convention field behind each",
+        description="Evaluate a run under two presets and under the first with each differing convention field "
+                    "switched alone; each query's difference is put down to the field that moves it most.")
+    why.add_argument("qrels", help="TREC qrels file")
+    why.add_argument("run", help="TREC run file")
+    why.add_argument("--preset", action="append", required=True, help="a preset; give exactly two")
+    why.add_argument("-m", "--measure", default="ndcg_cut_10", help="one measure (default: ndcg_cut_10)")
+    why.add_argument("--top", type=int, default=10, help="how many queries to list (default: 10)")
+    why.add_argument("--format", choices=RENDER_FORMATS, default="text")
+    why.set_defaults(run_command=_explain_presets)
 
     plugins = commands.add_parser("plugins", help="list installed plugins and the policies they provide")
     plugins.add_argument("--format", choices=("table", "csv", "json"), default="table")

@@ -399,8 +399,21 @@ def _custom_gain(gains: tuple, batch: Batch, pool: Batch | None):
     return ("table", {"table": table})
 
 def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", progress=None, qrels_duplicates: str = "error",
-             **overrides) -> Evaluation:
-    "NDCG of `run` against `qrels` for each measure, under `preset` with `overrides` (any `Convention` field)."
+             bounds: bool = False, **overrides) -> Evaluation:
+    """NDCG of `run` against `qrels` for each measure, under `preset` with `overrides` (any `Convention` field).
+    Several runs (a list, or a dict of name -> run) give a `compare.RunsEvaluation`; `bounds=True` gives a
+    `compare.Bounds`: how far tie orders and unjudged documents could move each value."""
+    from ndcg_nb.compare import is_run_collection      # here: compare builds on this module
+    if is_run_collection(run):
+        from ndcg_nb.compare import evaluate_runs
+        if bounds:
+            raise UsageError("bounds=True takes one run; call evaluate(..., bounds=True) once per run")
+        return evaluate_runs(qrels, run, measures, preset=preset, qrels_duplicates=qrels_duplicates,
+                             progress=progress, **overrides)
+    if bounds:
+        from ndcg_nb.compare import bounds as tie_and_unjudged_bounds
+        return tie_and_unjudged_bounds(qrels, run, measures, preset=preset, qrels_duplicates=qrels_duplicates,
+                                       **overrides)
     if isinstance(measures, str):
         measures = (measures,)
     wanted = [m for name in measures for m in parse_measure(name)]
