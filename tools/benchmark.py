@@ -20,6 +20,9 @@ Workloads:
            ndcg on 1-D arrays with group_sizes= (LightGBM style).
   scaling  files to numbers for 10^3 ... 10^6 queries of 10 documents: time per query.
   dicts    ndcg_nb.evaluate from {query: {doc: score}} dicts vs pytrec_eval and ranx (informational).
+  training one call of an NDCG@10 eval metric per boosting round, 10,000 groups of 50 documents:
+           ndcg_nb.training.lightgbm_ndcg(10) (as LightGBM's feval calls it) vs LightGBM's own ndcg@10
+           (Booster.eval_train on the same scores); "first" includes preparing the groups once.
 
 Method:
   * Data is generated once (NumPy-vectorised, byte by byte) into --data-dir and reused by every
@@ -416,7 +419,25 @@ def setup_arrays(tool, labels, scores, untied, sizes, ties=None, layout="2d", **
     raise ValueError(tool)
 
 
-SETUPS = {"files": setup_files, "dicts": setup_dicts, "arrays": setup_arrays}
+def setup_training(tool, labels, scores, untied, sizes, tied=False, **_):
+    "One round's eval-metric call on fixed scores: ours as LightGBM's feval calls it, or LightGBM's own ndcg@10."
+    import lightgbm
+    label_array, size_array = np.load(labels).ravel().astype(float), np.load(sizes)
+    score_array = np.load(scores if tied else untied).ravel()
+    features = np.zeros((len(label_array), 1))
+    if tool == "ndcg_nb":
+        from ndcg_nb.training import lightgbm_ndcg
+        metric, data = lightgbm_ndcg(10), lightgbm.Dataset(features, label=label_array, group=size_array).construct()
+        return (lambda: metric(score_array, data)), (lambda result: {"mean": np.array([result[0][1]])})
+    if tool == "lightgbm":
+        data = lightgbm.Dataset(features, label=label_array, group=size_array, init_score=score_array)
+        booster = lightgbm.Booster(params={"objective": "lambdarank", "metric": "ndcg", "eval_at": [10],
+                                           "verbose": -1}, train_set=data)
+        return booster.eval_train, (lambda result: {"mean": np.array([result[0][2]])})
+    raise ValueError(tool)
+
+
+SETUPS = {"files": setup_files, "dicts": setup_dicts, "arrays": setup_arrays, "training": setup_training}
 
 
 def child_main(spec: dict):
@@ -767,6 +788,7 @@ def evaluate_targets(bench: Bench, quick: bool):
                  if base and "ndcg_nb_us_per_query" in base and "ndcg_nb_us_per_query" in top else None)
         add(f"scaling: time per query flat ({largest:,} vs 10,000 queries)", ratio, 1.5, "<=", rows,
             f"ndcg_nb time per query at {largest:,} queries / at 10,000 queries; flat means <= 1.5")
+    training_targets(bench, add)
     return targets
 
 
@@ -850,6 +872,29 @@ def report(bench: Bench, args):
     return "\n".join(out)
 
 
+def training_workload(bench, meta, repeats):
+    "Per-round eval-metric cost: ndcg_nb's LightGBM metric vs LightGBM's own ndcg@10, on the same scores."
+    w = {"name": "training", "kind": "training", "title": f"NDCG@10 eval metric per boosting round, {meta['rows']:,} "
+         f"groups x {meta['cols']} documents", "data": meta, "rows": []}
+    bench.workloads.append(w)
+    files = {k: meta[k] for k in ("labels", "scores", "untied", "sizes")}
+    ours = bench.measure(w, "ndcg_nb lightgbm_ndcg(10)", "training", {"tool": "ndcg_nb", **files}, repeats)
+    theirs = bench.measure(w, "LightGBM ndcg@10 (eval_train)", "training", {"tool": "lightgbm", **files}, repeats)
+    tied = bench.measure(w, "ndcg_nb, scores with ties", "training", {"tool": "ndcg_nb", "tied": True, **files}, repeats)
+    theirs["reference"] = tied["reference"] = ours["label"]
+    if "_values" in ours and "_values" in theirs:
+        bench.check(theirs, compare_numbers(ours["_values"]["mean"], theirs["_values"]["mean"], "mean NDCG@10"))
+    return w
+
+
+def training_targets(bench, add):
+    w = next((w for w in bench.workloads if w["name"] == "training"), None)
+    if w:
+        ours = _row(w, "ndcg_nb lightgbm_ndcg(10)")
+        add("training: metric call < 10 ms (10,000 groups x 50 documents)", ours["best"] * 1e3 if _valid(ours) else None,
+            10, "<", [ours], "best time of one call in ms (not a ratio)")
+
+
 def plan_sizes(args):
     if args.only_check:
         return {"files": [(300, 30)], "skewed": (300, 10, 3000), "scaling": [], "arrays": [(500, 20)],
@@ -869,13 +914,13 @@ def main():
     parser.add_argument("--json", metavar="PATH", help="write every result and the machine description to PATH")
     parser.add_argument("--data-dir", default=str(Path(tempfile.gettempdir()) / "ndcg_nb_benchmark"),
                         help="where generated data is cached (default: %(default)s)")
-    parser.add_argument("--workloads", default="files,skewed,arrays,scaling,dicts",
-                        help="comma-separated subset of files,skewed,arrays,scaling,dicts")
+    parser.add_argument("--workloads", default="files,skewed,arrays,scaling,dicts,training",
+                        help="comma-separated subset of files,skewed,arrays,scaling,dicts,training")
     parser.add_argument("--prepare", action="store_true", help="only generate (or find) the data, then stop")
     parser.add_argument("--repeats", type=int, help="calls per measurement (default 3; 1 for the largest inputs)")
     args = parser.parse_args()
     chosen = set(args.workloads.split(","))
-    unknown = chosen - {"files", "skewed", "arrays", "scaling", "dicts"}
+    unknown = chosen - {"training", "files", "skewed", "arrays", "scaling", "dicts"}
     if unknown:
         parser.error(f"unknown workloads: {', '.join(sorted(unknown))}")
     sizes = plan_sizes(args)
@@ -898,6 +943,8 @@ def main():
         plan[f"arrays-{r}x{c}"] = ("arrays", {"base": str(data / f"v{v}-arrays-{r}x{c}"), "n_rows": r, "n_cols": c, "seed": 4})
     r, c = sizes["groups"]
     plan[f"arrays-{r}x{c}"] = ("arrays", {"base": str(data / f"v{v}-arrays-{r}x{c}"), "n_rows": r, "n_cols": c, "seed": 4})
+    tr, tc = (200, 50) if args.only_check else (10_000, 50)
+    plan["training"] = ("arrays", {"base": str(data / f"v{v}-training-{tr}x{tc}"), "n_rows": tr, "n_cols": tc, "seed": 7})
     plan["ragged"] = ("arrays", {"base": str(data / f"v{v}-ragged-{r}x{c}"), "n_rows": r, "n_cols": c, "seed": 5, "ragged": True})
     keep = {k: p for k, p in plan.items() if (k.split("-")[0] in chosen)
             or (k.startswith("files") and "dicts" in chosen and k == f"files-{sizes['dicts'][0]}x{sizes['dicts'][1]}")
@@ -936,6 +983,8 @@ def main():
     if "scaling" in chosen and sizes["scaling"]:
         bench.scaling_workload([metas[f"scaling-{q}"] for q in sizes["scaling"]],
                                lambda n: 1 if n >= 1_000_000 and not args.repeats else (5 if n <= 10_000 and not args.repeats else repeats))
+    if "training" in chosen:
+        training_workload(bench, metas["training"], args.repeats or (1 if args.only_check else 10))
     if "dicts" in chosen:
         q, d = sizes["dicts"]
         meta = metas[f"files-{q}x{d}"]
