@@ -16,8 +16,10 @@ from .precision import average_precision, precision_at_k
 from .evaluation import evaluate, Convention
 from .runs import read_qrels, read_run
 from .compare import bounds, compare, evaluate_runs, explain_presets
+from .training import lightgbm_ndcg, ndcg_score, ndcg_scorer, xgboost_ndcg
 
 __all__ = ["cg", "dcg", "idcg", "ndcg", "ndcg_dataset", "DatasetScore", "explain", "average_precision",
            "precision_at_k", "evaluate", "Convention", "read_qrels", "read_run", "hookimpl",
            "list_plugins", "register_plugin", "unregister_plugin", "PluginError", "PolicyConflictError",
-           "UnknownPolicyError", "compare", "evaluate_runs", "bounds", "explain_presets"]
+           "UnknownPolicyError", "compare", "evaluate_runs", "bounds", "explain_presets",
+           "ndcg_score", "ndcg_scorer", "lightgbm_ndcg", "xgboost_ndcg"]
