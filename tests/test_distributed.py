@@ -3,6 +3,7 @@ for every preset and measure, missing queries (-c), ties and queries without jud
 files; a worker without a needed plugin names it. Spark (local[2]) runs on request: NDCG_NB_SPARK_TESTS=1."""
 import gzip
 import importlib
+import importlib.util
 import os
 import shutil
 import subprocess
