@@ -562,7 +562,7 @@ def _gains(grades: np.ndarray, convention: Convention, table: tuple = ()) -> np.
     return np.asarray(resolve_policy("gain", convention.gain)(grades), dtype=float)
 
 def tie_order(lines: pd.DataFrame, gains, worst: bool) -> pd.DataFrame:
-    """A run of `lines` (from `_lines`) whose ties are broken against the run (`worst`: smallest gain first) or for
+    """A run of `lines` (as the private helper _lines reads them) whose ties are broken against the run (`worst`: smallest gain first) or for
     it (largest first), with distinct scores, so that every tie rule scores this one order."""
     ordered = lines.assign(gain=np.asarray(gains, dtype=float)).sort_values(
         ["query", "score", "gain"], ascending=[True, False, worst], kind="stable")
