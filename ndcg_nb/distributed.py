@@ -283,7 +283,7 @@ def _measures(measures) -> tuple[list, list[str]]:
     return wanted, list(dict.fromkeys(m.name for m in wanted))
 
 def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", qrels_duplicates: str = "error",
-             npartitions: int | None = None, per_query: bool = True, blocksize="64 MiB",
+             npartitions: int | None = None, per_query: bool = True, blocksize="16 MiB",
              storage_options: dict | None = None, **overrides) -> Evaluation:
     """NDCG of `run` against `qrels` on Dask, equal to `ndcg_nb.evaluation.evaluate`'s. `qrels` and `run`: Dask or
     pandas DataFrames, or paths/URLs of TREC files (plain or .gz) or parquet. Runs on the current Dask client
