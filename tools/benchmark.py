@@ -23,6 +23,11 @@ Workloads:
   training one call of an NDCG@10 eval metric per boosting round, 10,000 groups of 50 documents:
            ndcg_nb.training.lightgbm_ndcg(10) (as LightGBM's feval calls it) vs LightGBM's own ndcg@10
            (Booster.eval_train on the same scores); "first" includes preparing the groups once.
+  distributed  (not in the default set; ask for it) in-memory evaluate vs ndcg_nb.distributed.evaluate on a Dask
+           LocalCluster of 2 worker processes, on a 10M-line run: time, peak RSS per worker, values compared.
+           Then bounded memory: the run copied 6 times (other query ids, about 2.9 GB of text) is evaluated
+           on workers limited to 1 GB each, while in-memory evaluate in a process limited to 1 GB
+           (RLIMIT_AS) fails; a control shows that process evaluates the sample data under the same limit.
 
 Method:
   * Data is generated once (NumPy-vectorised, byte by byte) into --data-dir and reused by every
@@ -861,6 +866,7 @@ def report(bench: Bench, args):
             for p in w["points"]:
                 out.append(f"   {p['queries']:>10,}{p['lines']:>12,}{_fmt(p.get('ndcg_nb_us_per_query'), '18.2f'):>18}"
                            f"{_fmt(p.get('pytrec_eval_us_per_query'), '22.2f'):>22}")
+        out.extend("   " + line for line in w.get("lines", []))
     if bench.targets:
         out.append("")
         out.append("== targets")
@@ -870,6 +876,142 @@ def report(bench: Bench, args):
     for note in bench.notes:
         out.append(f"note: {note}")
     return "\n".join(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# distributed: in-memory vs Dask, and bounded memory (own children: the workers' peaks are read too)
+# ---------------------------------------------------------------------------------------------
+
+DISTRIBUTED_COPIES = 6        # the bounded-memory run: the 10M-line run this many times, other query ids
+DISTRIBUTED_LIMIT_MB = 1024   # memory per Dask worker, and RLIMIT_AS of the in-memory process beside it
+
+
+def _replicate(meta: dict, copies: int) -> dict:
+    "The run and qrels of `meta` written `copies` times, query ids prefixed c0-, c1-, ...: same mean, more lines."
+    out = {}
+    for key in ("run", "qrels"):
+        target = Path(f"{meta[key]}.x{copies}")
+        if not target.exists():
+            with open(f"{target}.tmp", "wb") as dst:
+                for copy in range(copies):
+                    prefix = f"c{copy}-".encode()
+                    with open(meta[key], "rb") as src:
+                        while chunk := src.read(64 << 20):
+                            chunk += src.readline()                       # to the end of its line
+                            dst.write(prefix + chunk[:-1].replace(b"\n", b"\n" + prefix) + b"\n")
+            os.replace(f"{target}.tmp", target)
+        out[key] = str(target)
+    out["run_bytes"] = Path(out["run"]).stat().st_size
+    return out
+
+
+def distributed_child_main(spec: dict):
+    "In a child: evaluate TREC files in memory or on a Dask LocalCluster; times, peak RSS (own, per worker), values."
+    if spec.get("rlimit_mb"):
+        resource.setrlimit(resource.RLIMIT_AS, (spec["rlimit_mb"] << 20, spec["rlimit_mb"] << 20))
+    client = None
+    if spec["engine"] == "dask":
+        if spec.get("worker_mb"):   # set before dask is imported, here and in the spawned workers:
+            # the P2P shuffle buffers up to 1 GiB per worker by default (an eighth of the limit here), and Arrow's
+            # own allocator keeps freed memory, which the worker's memory monitor counts
+            os.environ["DASK_DISTRIBUTED__P2P__COMM__BUFFER"] = f"{spec['worker_mb'] // 8}MiB"
+            os.environ["ARROW_DEFAULT_MEMORY_POOL"] = "system"
+        from distributed import Client, LocalCluster
+        from ndcg_nb.distributed import evaluate
+        client = Client(LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                     memory_limit=f"{spec['worker_mb']}MiB" if spec.get("worker_mb") else "auto"))
+        pids = client.run(os.getpid)
+        call = lambda: evaluate(spec["qrels"], spec["run"], spec["measures"], blocksize=spec.get("blocksize", "16 MiB"),
+                                npartitions=spec.get("npartitions"))
+    else:
+        from ndcg_nb.evaluation import evaluate
+        call = lambda: evaluate(spec["qrels"], spec["run"], spec["measures"], progress=False)
+    base_kb, times, result = peak_rss_kb(), [], None
+    try:
+        for _ in range(spec["repeats"]):
+            result = None
+            start = time.perf_counter()
+            result = call()
+            times.append(time.perf_counter() - start)
+    except Exception as exc:  # MemoryError (or Arrow's) is the expected outcome under a small RLIMIT_AS
+        print(MARK + json.dumps({"refused": f"{type(exc).__name__}: {str(exc)[:200]}", "seconds": time.perf_counter() - start}))
+        return
+    report = {"times": times, "first": times[0], "best": min(times), "base_mb": base_kb / 1024,
+              "peak_mb": peak_rss_kb() / 1024, "aggregate": dict(zip(result.aggregate.measure, result.aggregate.value))}
+    if client is not None:
+        peaks = client.run(peak_rss_kb)   # each worker's VmHWM: valid for the whole run if no worker restarted
+        report["client_peak_mb"], report["peak_mb"] = report["peak_mb"], max(peaks.values()) / 1024
+        report["worker_peaks_mb"] = [kb / 1024 for kb in peaks.values()]
+        report["worker_restarts"] = sum(pids.get(a) != pid for a, pid in client.run(os.getpid).items())
+        report["worker_memory_limit_mb"] = spec.get("worker_mb")
+        client.close()
+    if spec.get("values"):
+        frame = result.per_query
+        np.savez(spec["values"], **{f"{p}|{m}": (frame["query"] if p == "q" else frame["value"])[frame.measure == m].to_numpy(str if p == "q" else float)
+                                    for m in frame.measure.unique() for p in ("q", "v")})
+        report["values"] = spec["values"]
+    print(MARK + json.dumps(report))
+
+
+def distributed_workload(bench, meta: dict, args):
+    "In-memory vs Dask on one run, values compared; then (full mode) bounded memory on a run several times larger."
+    w = {"name": "distributed", "kind": "distributed", "data": meta, "rows": [], "lines": [],
+         "title": "TREC files to numbers in one process vs on a Dask LocalCluster of 2 worker processes "
+                  "(1 thread each); peak = max over the workers' own RSS"}
+    bench.workloads.append(w)
+    measures = FILE_MEASURES
+    common = {"qrels": meta["qrels"], "run": meta["run"], "measures": measures, "repeats": args.repeats or 1}
+    rows = {}
+    for engine, label in (("memory", "in-memory evaluate, 1 process"), ("dask", "ndcg_nb.distributed, 2 workers")):
+        _note(f"  distributed: {label} ...")
+        values = str(bench.values_dir / f"distributed-{engine}.npz")
+        result = _spawn("--distributed-child", {**common, "engine": engine, "values": values})
+        row = {"tool": "ndcg_nb", "label": label, **{k: v for k, v in result.items() if k not in ("values", "refused")}}
+        if "values" in result:
+            row["_values"] = _load_values(result["values"])
+            os.unlink(result["values"])
+        if "best" not in row:
+            row["error"] = result.get("error") or result.get("refused")
+            bench.failed = True
+        w["rows"].append(row)
+        rows[engine] = row
+    rows["dask"]["reference"] = rows["memory"]["label"]
+    if "_values" in rows["memory"] and "_values" in rows["dask"]:
+        bench.check(rows["dask"], compare_queries(rows["memory"]["_values"], rows["dask"]["_values"], ["ndcg", "ndcg_cut_10"]))
+    if "worker_peaks_mb" in rows["dask"]:
+        w["lines"].append(f"Dask: peak RSS per worker {', '.join(f'{x:.0f}' for x in rows['dask']['worker_peaks_mb'])} MB, "
+                          f"client {rows['dask']['client_peak_mb']:.0f} MB; workers restarted: {rows['dask']['worker_restarts']}")
+    if args.only_check or args.quick:
+        return w
+    big = _replicate(meta, DISTRIBUTED_COPIES)
+    w["bounded"] = {"run": big["run"], "run_lines": meta["run_lines"] * DISTRIBUTED_COPIES, "run_bytes": big["run_bytes"],
+                    "limit_mb": DISTRIBUTED_LIMIT_MB}
+    size = f"{meta['run_lines'] * DISTRIBUTED_COPIES:,} lines, {big['run_bytes'] / 2**30:.1f} GiB of text"
+    _note(f"  distributed: bounded memory, {size} ...")
+    limited = {**common, "qrels": big["qrels"], "run": big["run"], "repeats": 1}
+    control = _spawn("--distributed-child", {**common, "qrels": str(ROOT / "ndcg_nb" / "data" / "sample.qrels"),
+                                             "run": str(ROOT / "ndcg_nb" / "data" / "sample.run"), "repeats": 1,
+                                             "engine": "memory", "rlimit_mb": DISTRIBUTED_LIMIT_MB})
+    alone = _spawn("--distributed-child", {**limited, "engine": "memory", "rlimit_mb": DISTRIBUTED_LIMIT_MB})
+    dask = _spawn("--distributed-child", {**limited, "engine": "dask", "worker_mb": DISTRIBUTED_LIMIT_MB,
+                                          "blocksize": "8 MiB", "npartitions": 1200})   # ~50,000 run lines each
+    w["bounded"].update({"in_memory_control": control, "in_memory": alone, "dask": dask})
+    w["lines"].append(f"bounded memory: the run copied {DISTRIBUTED_COPIES} times ({size}), limit {DISTRIBUTED_LIMIT_MB} MB")
+    w["lines"].append("  in memory, RLIMIT_AS {0} MB, sample data (control): {1}".format(
+        DISTRIBUTED_LIMIT_MB, "evaluated" if "best" in control else f"FAILED {control}"))
+    w["lines"].append("  in memory, RLIMIT_AS {0} MB, the large run: {1}".format(
+        DISTRIBUTED_LIMIT_MB, f"fails as expected after {alone['seconds']:.1f} s ({alone['refused']})" if "refused" in alone
+        else f"NOT REFUSED: {alone}"))
+    if "best" in dask:
+        reference = rows["memory"].get("aggregate", {})
+        worst = max((abs(dask["aggregate"][m] - v) for m, v in reference.items()), default=float("nan"))
+        w["lines"].append(f"  Dask, 2 workers of {DISTRIBUTED_LIMIT_MB} MB: done in {dask['best']:.1f} s; peak RSS per worker "
+                          f"{', '.join(f'{x:.0f}' for x in dask['worker_peaks_mb'])} MB, client {dask['client_peak_mb']:.0f} MB; "
+                          f"workers restarted: {dask['worker_restarts']}; means vs the single run's: max |diff| {worst:.1e}")
+    else:
+        bench.failed = True
+        w["lines"].append(f"  Dask, 2 workers of {DISTRIBUTED_LIMIT_MB} MB: FAILED {dask}")
+    return w
 
 
 def training_workload(bench, meta, repeats):
@@ -915,12 +1057,12 @@ def main():
     parser.add_argument("--data-dir", default=str(Path(tempfile.gettempdir()) / "ndcg_nb_benchmark"),
                         help="where generated data is cached (default: %(default)s)")
     parser.add_argument("--workloads", default="files,skewed,arrays,scaling,dicts,training",
-                        help="comma-separated subset of files,skewed,arrays,scaling,dicts,training")
+                        help="comma-separated subset of files,skewed,arrays,scaling,dicts,training,distributed")
     parser.add_argument("--prepare", action="store_true", help="only generate (or find) the data, then stop")
     parser.add_argument("--repeats", type=int, help="calls per measurement (default 3; 1 for the largest inputs)")
     args = parser.parse_args()
     chosen = set(args.workloads.split(","))
-    unknown = chosen - {"training", "files", "skewed", "arrays", "scaling", "dicts"}
+    unknown = chosen - {"training", "files", "skewed", "arrays", "scaling", "dicts", "distributed"}
     if unknown:
         parser.error(f"unknown workloads: {', '.join(sorted(unknown))}")
     sizes = plan_sizes(args)
@@ -943,6 +1085,9 @@ def main():
         plan[f"arrays-{r}x{c}"] = ("arrays", {"base": str(data / f"v{v}-arrays-{r}x{c}"), "n_rows": r, "n_cols": c, "seed": 4})
     r, c = sizes["groups"]
     plan[f"arrays-{r}x{c}"] = ("arrays", {"base": str(data / f"v{v}-arrays-{r}x{c}"), "n_rows": r, "n_cols": c, "seed": 4})
+    q, d = (300, 30) if args.only_check else (20_000, 100) if args.quick else (100_000, 100)
+    plan["distributed"] = ("trec", {"base": str(data / f"v{v}-trec-{q}x{d}-distributed"), "n_queries": q, "depth": d,
+                                    "seed": 6})
     tr, tc = (200, 50) if args.only_check else (10_000, 50)
     plan["training"] = ("arrays", {"base": str(data / f"v{v}-training-{tr}x{tc}"), "n_rows": tr, "n_cols": tc, "seed": 7})
     plan["ragged"] = ("arrays", {"base": str(data / f"v{v}-ragged-{r}x{c}"), "n_rows": r, "n_cols": c, "seed": 5, "ragged": True})
@@ -1006,6 +1151,8 @@ def main():
                     outcome["detail"] += f" (the {len(only):,} queries without tied scores)"
                 bench.check(row, outcome)
 
+    if "distributed" in chosen:
+        distributed_workload(bench, metas["distributed"], args)
     bench.machine["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
     if not args.only_check:
         bench.targets = evaluate_targets(bench, args.quick)
@@ -1043,6 +1190,8 @@ if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--child":
         spec = json.loads(sys.argv[2])
         import_only_main() if spec["kind"] == "import" else child_main(spec)
+    elif len(sys.argv) == 3 and sys.argv[1] == "--distributed-child":
+        distributed_child_main(json.loads(sys.argv[2]))
     elif len(sys.argv) == 3 and sys.argv[1] == "--generate":
         generate_main(json.loads(sys.argv[2]))
     else:
