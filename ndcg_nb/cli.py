@@ -100,6 +100,13 @@ def _convention_overrides(args) -> dict:
 def _eval(args) -> str:
     measures = args.measure or ["ndcg", "ndcg_cut"]
     overrides = _convention_overrides(args)
+    if args.dask:
+        if args.bounds or len(args.run) > 1:
+            raise UsageError("--dask evaluates one run; --bounds and several runs are in-memory only")
+        from ndcg_nb.distributed import evaluate_on_dask      # needs the dask extra; says so if missing
+        result = evaluate_on_dask(args.dask, args.qrels, args.run[0], measures, preset=args.preset,
+                                  per_query=args.per_query, **overrides)
+        return _evaluation_text(result, args)
     if args.bounds:
         parts = [(run, bounds_report(args.qrels, run, measures, per_query=args.per_query,
                                      format={"trec": "text"}.get(args.format, args.format), preset=args.preset,
@@ -119,6 +126,9 @@ def _eval(args) -> str:
                            for name, e in several.evaluations.items()}, indent=2)
     result = evaluate(args.qrels, args.run[0], measures, preset=args.preset,
                       progress=False if args.quiet else None, **overrides)
+    return _evaluation_text(result, args)
+
+def _evaluation_text(result, args) -> str:
     if args.format == "json":
         return result.to_json(per_query=args.per_query)
     if args.format == "csv":
@@ -215,6 +225,9 @@ def build_parser() -> argparse.ArgumentParser:
                                  "--set truncation=pad:fill=-1")
     evaluation.add_argument("--format", choices=("trec", "json", "csv"), default="trec")
     evaluation.add_argument("--quiet", action="store_true", help="no progress bar")
+    evaluation.add_argument("--dask", metavar="SCHEDULER", default=None,
+                            help="evaluate on Dask: a scheduler address (tcp://HOST:8786) or 'local' for a cluster "
+                                 "of worker processes here; files may be fsspec URLs (needs ndcg_nb[dask])")
     evaluation.add_argument("--bounds", action="store_true",
                             help="beside each mean (each query with -q): tie bounds, unjudged as 0 and as the top "
                                  "grade, judged share of the top k")
