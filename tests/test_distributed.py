@@ -2,6 +2,7 @@
 for every preset and measure, missing queries (-c), ties and queries without judgments, from DataFrames and from
 files; a worker without a needed plugin names it. Spark (local[2]) runs on request: NDCG_NB_SPARK_TESTS=1."""
 import gzip
+import json
 import importlib
 import importlib.util
 import os
@@ -9,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -260,3 +262,25 @@ def test_spark_same_numbers(spark):
                             ("trec_eval", {"ties": "input"})):
         ours = evaluate_spark(spark_qrels, spark_run, MEASURES, preset=preset, **options)
         assert_same(ours, evaluate_in_memory(qrels, run, MEASURES, preset=preset, progress=False, **options))
+
+
+def test_cli_dask_flag(client):
+    "`ndcg-nb eval --dask ADDRESS` and `--dask local` (worker processes of its own) print the in-memory values."
+    trec = Path(__file__).parent / "data" / "trec_eval" / "test"
+    common = ["eval", str(trec / "qrels.test"), str(trec / "results.test"), "-m", "ndcg", "-m", "nDCG@10", "-q",
+              "--format", "json", "--quiet"]
+
+    def per_query(args) -> dict:
+        code = f"from ndcg_nb.cli import main; raise SystemExit(main({args!r}))"
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return {(r["measure"], r["query"]): r["value"] for r in json.loads(done.stdout)["per_query"]}
+
+    in_memory = per_query(common)
+    for scheduler in (client.scheduler.address, "local"):
+        on_dask = per_query(common + ["--dask", scheduler])
+        assert on_dask.keys() == in_memory.keys()
+        assert all(abs(on_dask[key] - value) <= 1e-12 for key, value in in_memory.items()), scheduler
+    done = subprocess.run([sys.executable, "-c", "from ndcg_nb.cli import main; raise SystemExit(main("
+                           f"{common[:3] + ['--dask', 'local', '--bounds']!r}))"], capture_output=True, text=True)
+    assert done.returncode == 2 and "--dask evaluates one run" in done.stderr
