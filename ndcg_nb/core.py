@@ -424,7 +424,7 @@ def _check_source(name: str, source, new_grades, new_offsets, grades, offsets, w
 def _truncate(truncation: BoundPolicy, grades: np.ndarray, offsets: np.ndarray, k, what: str, context=None):
     """Step 3: apply a truncation policy and check what it returned: of each list, a prefix (or, when it gives
     `source`, documents in their order) and documents appended, at most `k`. Returns the grades and offsets
-    it gave, and `source`: the position in `grades` of each returned document, -1 where appended."""
+    it gave, and two masks selecting the kept documents in its output and in its input (in the same order)."""
     lengths = np.diff(offsets)
     result = truncation(grades, lengths, k, context=context)
     name = f"truncation policy {truncation.policy.name!r} from plugin {truncation.policy.plugin!r}"
@@ -449,6 +449,9 @@ def _truncate(truncation: BoundPolicy, grades: np.ndarray, offsets: np.ndarray, 
     new_offsets = _offsets(new_lengths)
     if given:
         source = _check_source(name, given[0], new_grades, new_offsets, grades, offsets, what)
+        kept_out = source >= 0
+        kept_in = np.zeros(len(grades), dtype=bool)
+        kept_in[source[kept_out]] = True          # increasing positions: the same order as kept_out
     else:
         kept = np.minimum(lengths, new_lengths)
         kept_out = _positions(new_offsets) < np.repeat(kept, new_lengths)
@@ -456,11 +459,9 @@ def _truncate(truncation: BoundPolicy, grades: np.ndarray, offsets: np.ndarray, 
         if not np.array_equal(new_grades[kept_out], grades[kept_in]):
             raise PluginError(f"{name} changed grades it kept in the {what}; a truncation may only cut a list "
                               "or append documents after it")
-        source = np.full(len(new_grades), -1, dtype=np.int64)
-        source[kept_out] = np.flatnonzero(kept_in)
     if not np.isfinite(new_grades).all():
         raise PluginError(f"{name} returned non-finite grades for the {what}")
-    return new_grades, new_offsets, source
+    return new_grades, new_offsets, kept_out, kept_in
 
 def _truncation_context(truncation: BoundPolicy, known: dict | None, index: np.ndarray, scores, ideal: bool):
     "What a truncation that asks for context receives: per-document arrays in the order it sees the documents."
@@ -482,8 +483,9 @@ def _ideal(pool: Batch, pool_gains: np.ndarray, truncation: BoundPolicy, k, deta
         counts = _segment_sum(keep.astype(float), offsets).astype(np.int64)
         index, offsets = index[keep], _offsets(counts)
     context = _truncation_context(truncation, known, index, pool.scores, ideal=True)
-    grades, offsets, kept = _truncate(truncation, pool.grades[index], offsets, k, "ideal list", context)
-    source = np.where(kept >= 0, index[np.maximum(kept, 0)], -1) if len(index) else kept
+    grades, offsets, kept_out, kept_in = _truncate(truncation, pool.grades[index], offsets, k, "ideal list", context)
+    source = np.full(len(grades), -1, dtype=np.int64)
+    source[kept_out] = index[kept_in]
     return source, grades, offsets
 
 def _fill_ideal(pool: Batch, pool_gains, source, grades, gains, offsets):
@@ -626,16 +628,15 @@ def score_batch(batch: Batch, k: int | None = None, *, ideal: Batch | None = Non
     index, ranked_gains, ranked_offsets = _rank(batch, batch_gains, None if truncation.context else k, ties,
                                                 tie_groups, detail)
     ranked_context = _truncation_context(truncation, context, index, batch.scores, ideal=False)
-    grades, offsets, kept = _truncate(truncation, batch.grades[index], ranked_offsets, k, "ranked list", ranked_context)
-    in_list = index - batch.offsets[_list_index(ranked_offsets)]
-    retained = kept >= 0
+    grades, offsets, retained, kept_in = _truncate(truncation, batch.grades[index], ranked_offsets, k, "ranked list",
+                                                   ranked_context)
     source = np.full(len(grades), -1, dtype=np.int64)
-    source[retained] = in_list[kept[retained]]
+    source[retained] = (index - batch.offsets[_list_index(ranked_offsets)])[kept_in]
     ideal_source, ideal_grades, ideal_offsets = _ideal(pool, pool_gains, truncation, k, detail, pool_known)
     appended, ideal_appended = ~retained, ideal_source < 0
     gains = np.empty(len(grades))
     ideal_gains = np.empty(len(ideal_grades))
-    gains[retained] = ranked_gains[kept[retained]]
+    gains[retained] = ranked_gains[kept_in]
     ideal_gains[~ideal_appended] = pool_gains[ideal_source[~ideal_appended]]
     if appended.any() or ideal_appended.any():
         appended_lists = lists(offsets, ideal_offsets)
