@@ -33,6 +33,19 @@ def _policy_options(parser: argparse.ArgumentParser):
     parser.add_argument("--zero-idcg", default="zero", choices=ZERO_IDCG_POLICIES,
                         help="what a list with IDCG <= 0 scores (default: zero)")
 
+def _convention_options(parser: argparse.ArgumentParser):
+    "The options that choose the convention of an evaluation (read back by `_convention_overrides`)."
+    parser.add_argument("--preset", default="trec_eval", help="convention preset (see `ndcg-nb plugins`)")
+    parser.add_argument("-c", dest="complete", action="store_true",
+                        help="score qrels queries missing from the run as 0 (trec_eval -c)")
+    parser.add_argument("-J", dest="judged_only", action="store_true",
+                        help="drop unjudged documents before ranking (trec_eval -J)")
+    parser.add_argument("-M", dest="max_docs", type=int, default=None,
+                        help="keep only the top N documents per query (trec_eval -M)")
+    parser.add_argument("--set", action="append", metavar="FIELD=VALUE",
+                        help="override any convention field, e.g. --set ties=average --set normalization=retrieved "
+                             "--set truncation=pad:fill=-1")
+
 def _score(args) -> str:
     table = explain(args.grades, args.k, items=args.items, ideal=args.ideal, gain=args.gain,
                     discount=args.discount, truncation=args.truncation, zero_idcg=args.zero_idcg)
@@ -213,16 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("-m", "--measure", action="append", help="measure to compute (repeatable; default: "
                             "ndcg and ndcg_cut)")
     evaluation.add_argument("-q", dest="per_query", action="store_true", help="print per-query values too")
-    evaluation.add_argument("--preset", default="trec_eval", help="convention preset (see `ndcg-nb plugins`)")
-    evaluation.add_argument("-c", dest="complete", action="store_true",
-                            help="score qrels queries missing from the run as 0 (trec_eval -c)")
-    evaluation.add_argument("-J", dest="judged_only", action="store_true",
-                            help="drop unjudged documents before ranking (trec_eval -J)")
-    evaluation.add_argument("-M", dest="max_docs", type=int, default=None,
-                            help="keep only the top N documents per query (trec_eval -M)")
-    evaluation.add_argument("--set", action="append", metavar="FIELD=VALUE",
-                            help="override any convention field, e.g. --set ties=average --set normalization=retrieved "
-                                 "--set truncation=pad:fill=-1")
+    _convention_options(evaluation)
     evaluation.add_argument("--format", choices=("trec", "json", "csv"), default="trec")
     evaluation.add_argument("--quiet", action="store_true", help="no progress bar")
     evaluation.add_argument("--dask", metavar="SCHEDULER", default=None,
@@ -253,11 +257,7 @@ def build_parser() -> argparse.ArgumentParser:
     comparison.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals")
     comparison.add_argument("--plot", default=None, metavar="FILE",
                             help="save the per-query difference plot (first measure) to FILE (.png, .pdf, .svg)")
-    comparison.add_argument("--preset", default="trec_eval", help="convention preset")
-    comparison.add_argument("-c", dest="complete", action="store_true", help="score missing queries 0 (trec_eval -c)")
-    comparison.add_argument("-J", dest="judged_only", action="store_true", help="drop unjudged documents (trec_eval -J)")
-    comparison.add_argument("-M", dest="max_docs", type=int, default=None, help="keep the top N documents (trec_eval -M)")
-    comparison.add_argument("--set", action="append", metavar="FIELD=VALUE", help="override a convention field")
+    _convention_options(comparison)
     comparison.add_argument("--format", choices=RENDER_FORMATS, default="text")
     comparison.set_defaults(run_command=_compare)
 

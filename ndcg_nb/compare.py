@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import NdcgWarning, UsageError
-from .evaluation import Evaluation, _plain, evaluate, parse_measure, resolve_convention
+from .evaluation import Evaluation, _join, _plain, _queries, _rank_order, evaluate, parse_measure, resolve_convention
 from .plugins import resolve_policy
 from .presets import Convention
 from .runs import SAMPLE_QRELS, SAMPLE_RUN, as_qrels, as_run
@@ -527,30 +527,14 @@ def plot_differences(evaluated: RunsEvaluation, run: str, measure: str, baseline
 
 # %% ../nbs/19_compare.ipynb #0f26a042
 def _lines(qrels: pd.DataFrame, run: pd.DataFrame, convention: Convention) -> pd.DataFrame:
-    "The run's lines for judged queries, with grade, judged flag and rank as the convention gives them."
-    judged_queries = set(qrels["query"].astype(str))
-    lines = pd.DataFrame({"query": run["query"].astype(str).to_numpy(), "doc": run["doc"].astype(str).to_numpy(),
-                          "score": run["score"].to_numpy(dtype=float), "position": np.arange(len(run))})
-    lines = lines[lines["query"].isin(judged_queries)]
-    if convention.float32_scores:
-        lines["score"] = lines["score"].astype(np.float32).astype(float)
-    grades = pd.DataFrame({"query": qrels["query"].astype(str).to_numpy(), "doc": qrels["doc"].astype(str).to_numpy(),
-                           "grade": qrels["relevance"].to_numpy(dtype=float)})
-    lines = lines.merge(grades, on=["query", "doc"], how="left")
-    judged, grade = lines["grade"].notna().to_numpy(), lines["grade"].fillna(0.0).to_numpy()
-    if convention.integer_grades:
-        grade = np.trunc(grade)
-    if convention.negative == "zero":
-        judged = judged & ~(grade < 0)
-        grade = np.where(judged, grade, 0.0)
-    if convention.min_grade is not None:
-        grade = np.where(grade < float(convention.min_grade), 0.0, grade)
-    lines["grade"], lines["judged"] = grade, judged
-    if convention.ties == "docno":    # trec_eval: decreasing document id among equal scores
-        lines = lines.sort_values(["query", "score", "doc"], ascending=[True, False, False], kind="stable")
-    else:
-        lines = lines.sort_values(["query", "score", "position"], ascending=[True, False, True], kind="stable")
-    lines = lines.reset_index(drop=True)
+    """The run's lines for judged queries, with grade, judged flag and rank as the convention gives them: the
+    join and the ranking of `evaluation.evaluate` itself, so the bounds follow every grade rule it applies."""
+    queries, qrels_query = _queries(qrels)
+    joined = _join(run, qrels, queries, qrels_query, convention)
+    order = _rank_order(joined, convention.ties)
+    lines = pd.DataFrame({"query": np.asarray(queries, dtype=object)[joined.query[order]].astype(str),
+                          "doc": np.asarray(joined.doc_names, dtype=object)[joined.doc[order]].astype(str),
+                          "score": joined.score[order], "grade": joined.grade[order], "judged": joined.judged[order]})
     lines["rank"] = lines.groupby("query", sort=False).cumcount() + 1
     return lines
 
