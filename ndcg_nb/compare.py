@@ -557,10 +557,10 @@ def tie_order(lines: pd.DataFrame, gains, worst: bool) -> pd.DataFrame:
 def _unjudged_as_max(qrels: pd.DataFrame, lines: pd.DataFrame, k: int | None, grade: float) -> pd.DataFrame:
     "The qrels with a judgment of `grade` for each retrieved document in the top `k` that the convention treats as unjudged."
     top = lines[~lines["judged"] & ((lines["rank"] <= k) if k is not None else True)]
-    added = set(zip(top["query"], top["doc"]))
     base = pd.DataFrame({"query": qrels["query"].astype(str).to_numpy(), "doc": qrels["doc"].astype(str).to_numpy(),
                          "relevance": qrels["relevance"].to_numpy(dtype=float)})
-    base = base[[key not in added for key in zip(base["query"], base["doc"])]]   # a negative judgment is replaced
+    added = pd.MultiIndex.from_arrays([top["query"], top["doc"]])
+    base = base[~pd.MultiIndex.from_arrays([base["query"], base["doc"]]).isin(added)]   # a negative judgment is replaced
     return pd.concat([base, pd.DataFrame({"query": top["query"].to_numpy(), "doc": top["doc"].to_numpy(),
                                           "relevance": grade})], ignore_index=True)
 
@@ -638,6 +638,23 @@ def _counted_values(evaluation: Evaluation, measure: str) -> pd.Series:
 def _shown(value) -> str:
     return f"{value[0]}:{value[1]}" if isinstance(value, tuple) else str(value)
 
+def _causes(effects: dict, difference: pd.Series, status: pd.Series, tolerance: float) -> np.ndarray:
+    """Per query, the field whose switch alone moves it most (a change of counted status counts as infinite), with
+    how many others move it too; "interaction" when none does alone but the presets differ."""
+    if not effects:
+        moved, size = np.zeros((len(difference), 0), dtype=bool), np.zeros((len(difference), 0))
+    else:
+        flips = np.column_stack([f.to_numpy(dtype=bool) for _, f in effects.values()])
+        change = np.column_stack([np.abs(e.to_numpy(dtype=float)) for e, _ in effects.values()])
+        moved = flips | (change > tolerance)
+        size = np.where(flips, np.inf, np.where(moved, change, -np.inf))
+    names = np.array(list(effects), dtype=object)
+    count = moved.sum(axis=1)
+    biggest = names[size.argmax(axis=1)] if len(names) else np.full(len(difference), "", dtype=object)
+    more = np.where(count > 1, np.char.add(" (+", np.char.add((count - 1).astype(str), " more)")), "")
+    apart = (np.abs(difference.to_numpy(dtype=float)) > tolerance) | status.to_numpy(dtype=bool)
+    return np.where(count > 0, biggest.astype(str) + more, np.where(apart, "interaction", "")).astype(object)
+
 def explain_presets(qrels, run, preset_a="trec_eval", preset_b="sklearn", measure: str = "ndcg_cut_10", *,
                     top: int | None = 10, tolerance: float = 1e-12) -> PresetDifference:
     "The `top` queries on which two presets differ most on `measure`, each with the convention field that makes it."
@@ -661,16 +678,7 @@ def explain_presets(qrels, run, preset_a="trec_eval", preset_b="sklearn", measur
         effects[field_name] = (values - queries["value_a"], values.isna() != queries["value_a"].isna())
         field_rows.append({"field": field_name, "a": _shown(getattr(a, field_name)), "b": _shown(getattr(b, field_name)),
                            "mean_effect": switched.value(name) - result_a.value(name)})
-    causes = []
-    for query in queries.index:
-        moved = {f: math.inf if flips[query] else abs(effect[query])
-                 for f, (effect, flips) in effects.items() if flips[query] or abs(effect[query]) > tolerance}
-        if not moved:
-            causes.append("interaction" if abs(queries.at[query, "difference"]) > tolerance or status[query] else "")
-            continue
-        biggest = max(moved, key=moved.get)
-        causes.append(biggest + (f" (+{len(moved) - 1} more)" if len(moved) > 1 else ""))
-    queries["cause"] = causes
+    queries["cause"] = _causes(effects, queries["difference"], status, tolerance)
     queries["counted"] = np.where(status, np.where(queries["value_a"].isna(), "b only", "a only"), "both")
     for field_name, (effect, _) in effects.items():
         queries[field_name] = effect
