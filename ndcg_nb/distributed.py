@@ -140,14 +140,14 @@ def _as_dask(data, kind: str, npartitions: int | None, blocksize, storage_option
     return data[list(columns)].map_partitions(_union_rows, kind, meta=_union_meta())
 
 # %% ../nbs/18_distributed.ipynb #9dd11c8a
-_PLACEHOLDER = "\x00ndcg_nb placeholder"
 _COUNTS = ("n_queries", "n_missing_skipped", "n_missing_scored_zero", "n_zero_idcg", "n_zero_idcg_skipped",
            "n_nan", "n_common", "n_run_queries", "n_qrels_queries")
+_PER_QUERY = {"query": "str", "measure": "str", "value": float, "dcg": float, "idcg": float, "status": "str",
+              "counted": bool}
 
 def _result_meta() -> pd.DataFrame:
-    "The columns of what each partition returns: per-query rows and per-measure sums and counts."
-    columns = {"kind": "str", "query": "str", "measure": "str", "value": float, "dcg": float, "idcg": float,
-               "status": "str", "counted": bool, "value_sum": float, **{name: np.int64 for name in _COUNTS}}
+    "Per-query rows and per-measure sums and counts in one table, told apart by `kind` (what Spark returns)."
+    columns = {"kind": "str", **_PER_QUERY, "value_sum": float, **{name: np.int64 for name in _COUNTS}}
     return pd.DataFrame({name: pd.Series([], dtype=dtype) for name, dtype in columns.items()})
 
 def _where() -> str:
@@ -195,20 +195,21 @@ def _check_plugins(needed: dict[str, str]) -> None:
 
 # %% ../nbs/18_distributed.ipynb #7f4d0487
 def _summary_rows(measures: list[str], stats: dict, sums: dict | None = None) -> pd.DataFrame:
-    rows = [{"kind": "summary", "query": "", "measure": name, "value_sum": 0.0,
-             **dict.fromkeys(_COUNTS, 0), **stats, **(sums or {}).get(name, {})} for name in measures]
-    return pd.DataFrame(rows)
+    rows = [{"measure": name, "value_sum": 0.0, **dict.fromkeys(_COUNTS, 0), **stats, **(sums or {}).get(name, {})}
+            for name in measures]
+    return pd.DataFrame(rows).astype({name: np.int64 for name in _COUNTS})
 
-def _typed(*frames) -> pd.DataFrame:
-    "Per-query and summary rows in the columns and dtypes of `_result_meta` (what one kind lacks is 0 or False)."
+def _typed(rows: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
+    "Per-query and summary rows as one table in the columns and dtypes of `_result_meta` (what one kind lacks is 0)."
     meta = _result_meta()
-    rows = pd.concat([frame.reindex(columns=meta.columns) for frame in frames], ignore_index=True)
-    rows = rows.fillna({**dict.fromkeys(_COUNTS, 0), "counted": False, "status": "", "value_sum": 0.0})
-    return rows.astype(meta.dtypes.to_dict())
+    table = pd.concat([rows.astype({"measure": "str", "status": "str"}).assign(kind="query").reindex(columns=meta.columns),
+                       summary.assign(kind="summary").reindex(columns=meta.columns)], ignore_index=True)
+    table = table.fillna({**dict.fromkeys(_COUNTS, 0), "counted": False, "status": "", "query": "", "value_sum": 0.0})
+    return table.astype(meta.dtypes.to_dict())
 
 def _score_part(part: pd.DataFrame, measures: list[str], convention, qrels_duplicates: str,
-                needed: dict[str, str] | None = None) -> pd.DataFrame:
-    "Score the queries of one partition of the shuffled table with the in-memory engine; rows of `_result_meta`."
+                needed: dict[str, str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    "Score the queries of one partition of the shuffled table with the in-memory engine: (per-query rows, summary)."
     _check_plugins(needed or {})
     is_run = part["is_run"].to_numpy(dtype=bool)
     run, qrels = part[is_run].sort_values("order", kind="stable"), part[~is_run].sort_values("order", kind="stable")
@@ -216,24 +217,16 @@ def _score_part(part: pd.DataFrame, measures: list[str], convention, qrels_dupli
     n_common = int(np.isin(run_queries, qrels_queries).sum())
     stats = {"n_common": n_common, "n_run_queries": len(run_queries), "n_qrels_queries": len(qrels_queries)}
     if not len(qrels):
-        return _typed(_summary_rows(measures, stats))
+        return _compact(pd.DataFrame({name: pd.Series([], dtype=t) for name, t in _PER_QUERY.items()})), \
+            _summary_rows(measures, stats)
     run_frame = pd.DataFrame({"query": run["query"].to_numpy(), "doc": run["doc"].to_numpy(),
                               "score": run["value"].to_numpy()})
     qrels_frame = pd.DataFrame({"query": qrels["query"].to_numpy(), "doc": qrels["doc"].to_numpy(),
                                 "relevance": qrels["value"].to_numpy()})
-    if n_common == 0:
-        placeholder = {"query": [_PLACEHOLDER], "doc": ["d"]}
-        run_frame = pd.concat([run_frame, pd.DataFrame({**placeholder, "score": [1.0]})], ignore_index=True)
-        qrels_frame = pd.concat([qrels_frame, pd.DataFrame({**placeholder, "relevance": [1.0]})], ignore_index=True)
+    del part, run, qrels
     result = evaluate_in_memory(qrels_frame, run_frame, measures, preset=convention, progress=False,
-                                qrels_duplicates=qrels_duplicates)
+                                qrels_duplicates=qrels_duplicates, no_common_query="score")
     rows = result.per_query
-    if n_common == 0:
-        mine = rows["query"] == _PLACEHOLDER
-        if not (rows.loc[mine, "status"].eq("ok").all() and rows.loc[mine, "counted"].all()):
-            raise NdcgError("the placeholder query of a partition without run lines did not score as an ordinary "
-                            "query under this convention; use npartitions=1 or report this")
-        rows = rows[~mine]
     sums = {}
     for name in measures:
         these = rows[rows["measure"] == name]
@@ -246,12 +239,17 @@ def _score_part(part: pd.DataFrame, measures: list[str], convention, qrels_dupli
                       "n_zero_idcg": int((status == "zero_idcg").sum()),
                       "n_zero_idcg_skipped": int(((status == "zero_idcg") & ~counted).sum()),
                       "n_nan": int(n_queries > 0 and math.isnan(overall["value"]))}   # zero_idcg='nan' met
-    return _typed(rows.assign(kind="query"), _summary_rows(measures, stats, sums))
+    return _compact(rows), _summary_rows(measures, stats, sums)
+
+def _compact(rows: pd.DataFrame) -> pd.DataFrame:
+    "Per-query rows with the measure and status as categories: a few bytes a row while they wait on a worker."
+    return rows[list(_PER_QUERY)].astype({"measure": "category", "status": "category", "counted": bool})
 
 # %% ../nbs/18_distributed.ipynb #5145a653
-def _combine(scored: pd.DataFrame, wanted, convention, tag: str, per_query: bool) -> Evaluation:
-    "An `Evaluation` from the rows every partition returned."
-    summary = scored[scored["kind"] == "summary"]
+def _combine(rows: list[pd.DataFrame], summaries: list[pd.DataFrame], wanted, convention, tag: str,
+             per_query: bool) -> Evaluation:
+    "An `Evaluation` from the per-query rows (if kept) and the summary rows every partition returned."
+    summary = pd.concat(summaries, ignore_index=True)
     totals = summary.groupby("measure", sort=False)[list(_COUNTS)].sum()
     partials = summary.groupby("measure", sort=False)["value_sum"].agg(lambda s: math.fsum(s))
     any_row = totals.iloc[0]
@@ -265,12 +263,11 @@ def _combine(scored: pd.DataFrame, wanted, convention, tag: str, per_query: bool
         mean = float("nan") if n == 0 or row["n_nan"] > 0 else partials[measure.name] / n
         aggregate.append({"measure": measure.name, "value": mean, "n_queries": n,
                           **{k: int(row[k]) for k in _COUNTS[1:5]}})
-    columns = ["query", "measure", "value", "dcg", "idcg", "status", "counted"]
-    rows = scored[scored["kind"] == "query"]
-    frames = [rows[rows["measure"] == measure.name].sort_values("query", kind="stable")[columns]
-              for measure in wanted] if per_query else [rows[columns]]
-    per_query_rows = pd.concat(frames, ignore_index=True).astype({"counted": bool})
-    return Evaluation(per_query_rows, pd.DataFrame(aggregate), convention, tag)
+    empty = pd.DataFrame({name: pd.Series([], dtype=dtype) for name, dtype in _PER_QUERY.items()})
+    every = pd.concat([frame.astype(_PER_QUERY) for frame in rows if len(frame)] or [empty], ignore_index=True)
+    frames = [every[every["measure"] == measure.name].sort_values("query", kind="stable")
+              for measure in wanted] if per_query else [empty]
+    return Evaluation(pd.concat(frames, ignore_index=True), pd.DataFrame(aggregate), convention, tag)
 
 # %% ../nbs/18_distributed.ipynb #7b215d0c
 def _measures(measures) -> tuple[list, list[str]]:
@@ -282,28 +279,69 @@ def _measures(measures) -> tuple[list, list[str]]:
         raise UsageError("no measure asked for")
     return wanted, list(dict.fromkeys(m.name for m in wanted))
 
+def _new_directory(path, storage_options: dict) -> str:
+    "Make `path` (a directory or fsspec URL) if it does not exist; refuse one that holds files already."
+    import fsspec
+    fs, root = fsspec.core.url_to_fs(str(path), **storage_options)
+    if fs.exists(root) and (not fs.isdir(root) or fs.ls(root, detail=False)):
+        what = "is a file" if not fs.isdir(root) else "holds files already"
+        raise UsageError(f"write_per_query={str(path)!r} {what}: give a new or empty directory, so that every "
+                         "file in it comes from this evaluation")
+    fs.makedirs(root, exist_ok=True)
+    return str(path).rstrip("/")
+
+def _score_partition(part: pd.DataFrame, number: int, measures: list[str], convention, qrels_duplicates: str,
+                     needed: dict[str, str], keep: bool, write_to: str | None, storage_options: dict):
+    "`_score_part` on a worker; the per-query rows go back to the client (`keep`), to a parquet file, or nowhere."
+    rows, summary = _score_part(part, measures, convention, qrels_duplicates, needed)
+    if write_to is not None:
+        import fsspec
+        with fsspec.open(f"{write_to}/part-{number:05d}.parquet", "wb", **storage_options) as handle:
+            rows.to_parquet(handle, index=False)
+    return (rows if keep and write_to is None else None), summary
+
+def _gather(tasks: list) -> list:
+    """Compute Dask tasks: on the current `distributed` client as each finishes, so that a worker lets go of a
+    result as soon as the client has it, or on Dask's local scheduler when there is no client."""
+    try:
+        from distributed import as_completed, default_client
+        client = default_client()
+    except (ImportError, ValueError):
+        import dask
+        return list(dask.compute(*tasks))
+    done, results = as_completed(client.compute(tasks), with_results=True), []
+    for future, result in done:
+        results.append(result)
+        future.release()
+    return results
+
 def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", qrels_duplicates: str = "error",
-             npartitions: int | None = None, per_query: bool = True, blocksize="16 MiB",
-             storage_options: dict | None = None, **overrides) -> Evaluation:
+             npartitions: int | None = None, per_query: bool = True, write_per_query: str | None = None,
+             blocksize="16 MiB", storage_options: dict | None = None, **overrides) -> Evaluation:
     """NDCG of `run` against `qrels` on Dask, equal to `ndcg_nb.evaluation.evaluate`'s. `qrels` and `run`: Dask or
     pandas DataFrames, or paths/URLs of TREC files (plain or .gz) or parquet. Runs on the current Dask client
-    (or Dask's local scheduler when there is none)."""
-    dd = _need("dask.dataframe", "dask")
+    (or Dask's local scheduler when there is none). `write_per_query`: a new directory (path or fsspec URL) into
+    which the workers write the per-query rows as parquet, one file per partition, instead of sending them to
+    the client; the result then holds the aggregate only."""
+    dd, dask = _need("dask.dataframe", "dask"), _need("dask", "dask")
     wanted, names = _measures(measures)
     convention = resolve_convention(preset, **overrides)
     storage_options = storage_options or {}
     tag = (_run_tag(run, storage_options) if isinstance(run, (str, Path, list, tuple)) and not
            all(_is_parquet(str(p)) for p in (run if isinstance(run, (list, tuple)) else [run])) else
            run.attrs.get("tag", "") if isinstance(run, pd.DataFrame) else "")
+    write_to = None if write_per_query is None else _new_directory(write_per_query, storage_options)
     run_rows = _as_dask(run, "run", npartitions, blocksize, storage_options)
     qrels_rows = _as_dask(qrels, "qrels", None, blocksize, storage_options)
     both = dd.concat([run_rows, qrels_rows])
     by_query = both.shuffle("query", npartitions=npartitions or run_rows.npartitions)
-    scored = by_query.map_partitions(_score_part, names, convention, qrels_duplicates,
-                                     _needed_plugins(convention, wanted), meta=_result_meta())
-    if not per_query:
-        scored = scored[scored["kind"] == "summary"]
-    return _combine(scored.compute(), wanted, convention, tag, per_query)
+    score = dask.delayed(_score_partition, pure=True)
+    needed = _needed_plugins(convention, wanted)
+    tasks = [score(part, number, names, convention, qrels_duplicates, needed, per_query, write_to, storage_options)
+             for number, part in enumerate(by_query.to_delayed())]
+    results = _gather(tasks)
+    return _combine([rows for rows, _ in results if rows is not None], [summary for _, summary in results],
+                    wanted, convention, tag, per_query and write_to is None)
 
 # %% ../nbs/18_distributed.ipynb #b1d89030
 def evaluate_on_dask(scheduler: str, qrels, run, measures=("ndcg",), *, n_workers: int | None = None,
@@ -351,11 +389,13 @@ def evaluate_spark(qrels, run, measures=("ndcg",), *, preset="trec_eval", qrels_
     bucketed = both.withColumn("bucket", F.pmod(F.hash("query"), F.lit(buckets)))
 
     def score(part: pd.DataFrame) -> pd.DataFrame:
-        out = _score_part(part.drop(columns="bucket"), names, convention, qrels_duplicates, needed)
+        out = _typed(*_score_part(part.drop(columns="bucket"), names, convention, qrels_duplicates, needed))
         return out.astype({"kind": object, "query": object, "measure": object, "status": object})  # Spark takes
                                                                    # no Arrow-backed (chunked) strings from pandas 3
 
     scored = bucketed.groupBy("bucket").applyInPandas(score, schema=_SPARK_SCHEMA)
     if not per_query:
         scored = scored.filter(F.col("kind") == "summary")
-    return _combine(scored.toPandas().astype({"query": "str"}), wanted, convention, "", per_query)
+    table = scored.toPandas()
+    is_query = table["kind"].to_numpy() == "query"
+    return _combine([table[is_query][list(_PER_QUERY)]], [table[~is_query]], wanted, convention, "", per_query)

@@ -399,10 +399,14 @@ def _custom_gain(gains: tuple, batch: Batch, pool: Batch | None):
     return ("table", {"table": table})
 
 def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", progress=None, qrels_duplicates: str = "error",
-             bounds: bool = False, **overrides) -> Evaluation:
+             bounds: bool = False, no_common_query: str = "error", **overrides) -> Evaluation:
     """NDCG of `run` against `qrels` for each measure, under `preset` with `overrides` (any `Convention` field).
     Several runs (a list, or a dict of name -> run) give a `compare.RunsEvaluation`; `bounds=True` gives a
-    `compare.Bounds`: how far tie orders and unjudged documents could move each value."""
+    `compare.Bounds`: how far tie orders and unjudged documents could move each value. A run that shares no
+    query with the qrels is an error, unless `no_common_query='score'`: then every judged query is missing
+    from the run (what one shard of a larger run can be)."""
+    if no_common_query not in ("error", "score"):
+        raise UsageError(f"no_common_query must be 'error' or 'score', not {no_common_query!r}")
     from ndcg_nb.compare import is_run_collection      # here: compare builds on this module
     if is_run_collection(run):
         from ndcg_nb.compare import evaluate_runs
@@ -433,7 +437,7 @@ def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", progress=Non
         key = tuple(getattr(conv, name) for name in _RANKING_FIELDS)
         if key not in ranked:
             joined = _join(run, qrels, queries, qrels_query, conv)
-            if not joined.in_run.any():
+            if no_common_query == "error" and not joined.in_run.any():
                 raise InputError(_no_common_query(run, queries))
             ranked[key] = (joined, *_ranked_batch(joined, len(queries), conv))
         return ranked[key]

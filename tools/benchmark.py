@@ -58,6 +58,7 @@ import json
 import os
 import platform
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -905,6 +906,26 @@ def _replicate(meta: dict, copies: int) -> dict:
     return out
 
 
+def _compare_copies(folder: Path, single: dict, copies: int) -> dict:
+    "The per-query values the workers wrote for the copied run, each copy against the in-memory values of the original."
+    import pandas as pd
+    table = pd.read_parquet(folder, columns=["query", "measure", "value"])
+    queries, measures = table["query"].to_numpy(str), table["measure"].astype(str).to_numpy()
+    copy = np.char.partition(queries, "-")
+    worst, compared = 0.0, 0
+    for name, (q, v) in single.items():
+        for number in range(copies):
+            mine = (measures == name) & (copy[:, 0] == f"c{number}")
+            order = np.argsort(copy[mine, 2], kind="stable")
+            ours_q, ours_v = copy[mine, 2][order], table["value"].to_numpy()[mine][order]
+            if not np.array_equal(ours_q, q):
+                return {"ok": False, "detail": f"{name}, copy {number}: different queries ({len(ours_q)} vs {len(q)})"}
+            worst, compared = max(worst, float(np.max(np.abs(ours_v - v)))), compared + len(q)
+    ok = compared == len(table) and worst <= TOLERANCE
+    return {"ok": ok, "max_abs_diff": worst, "compared": compared,
+            "detail": f"max |diff| {worst:.1e} over {compared:,} query values ({copies} copies x the original's)"}
+
+
 def distributed_child_main(spec: dict):
     "In a child: evaluate TREC files in memory or on a Dask LocalCluster; times, peak RSS (own, per worker), values."
     if spec.get("rlimit_mb"):
@@ -922,7 +943,7 @@ def distributed_child_main(spec: dict):
                                      memory_limit=f"{spec['worker_mb']}MiB" if spec.get("worker_mb") else "auto"))
         pids = client.run(os.getpid)
         call = lambda: evaluate(spec["qrels"], spec["run"], spec["measures"], blocksize=spec.get("blocksize", "16 MiB"),
-                                npartitions=spec.get("npartitions"))
+                                npartitions=spec.get("npartitions"), write_per_query=spec.get("write_per_query"))
     else:
         from ndcg_nb.evaluation import evaluate
         call = lambda: evaluate(spec["qrels"], spec["run"], spec["measures"], progress=False)
@@ -993,8 +1014,13 @@ def distributed_workload(bench, meta: dict, args):
                                              "run": str(ROOT / "ndcg_nb" / "data" / "sample.run"), "repeats": 1,
                                              "engine": "memory", "rlimit_mb": DISTRIBUTED_LIMIT_MB})
     alone = _spawn("--distributed-child", {**limited, "engine": "memory", "rlimit_mb": DISTRIBUTED_LIMIT_MB})
+    written = bench.values_dir / "distributed-bounded-per-query"      # the workers write the 1.2M per-query rows
     dask = _spawn("--distributed-child", {**limited, "engine": "dask", "worker_mb": DISTRIBUTED_LIMIT_MB,
-                                          "blocksize": "8 MiB", "npartitions": 1200})   # ~50,000 run lines each
+                                          "blocksize": "8 MiB", "npartitions": 1200,    # ~50,000 run lines each
+                                          "write_per_query": str(written)})
+    if "best" in dask and "_values" in rows["memory"]:
+        bench.check(dask, _compare_copies(written, rows["memory"]["_values"], DISTRIBUTED_COPIES))
+        shutil.rmtree(written)
     w["bounded"].update({"in_memory_control": control, "in_memory": alone, "dask": dask})
     w["lines"].append(f"bounded memory: the run copied {DISTRIBUTED_COPIES} times ({size}), limit {DISTRIBUTED_LIMIT_MB} MB")
     w["lines"].append("  in memory, RLIMIT_AS {0} MB, sample data (control): {1}".format(
@@ -1008,6 +1034,9 @@ def distributed_workload(bench, meta: dict, args):
         w["lines"].append(f"  Dask, 2 workers of {DISTRIBUTED_LIMIT_MB} MB: done in {dask['best']:.1f} s; peak RSS per worker "
                           f"{', '.join(f'{x:.0f}' for x in dask['worker_peaks_mb'])} MB, client {dask['client_peak_mb']:.0f} MB; "
                           f"workers restarted: {dask['worker_restarts']}; means vs the single run's: max |diff| {worst:.1e}")
+        if "check" in dask:
+            w["lines"].append(f"  per-query values written by the workers, each copy vs the in-memory values of the "
+                              f"original run: {dask['check']['detail']}")
     else:
         bench.failed = True
         w["lines"].append(f"  Dask, 2 workers of {DISTRIBUTED_LIMIT_MB} MB: FAILED {dask}")
