@@ -113,12 +113,15 @@ def _convention_overrides(args) -> dict:
 def _eval(args) -> str:
     measures = args.measure or ["ndcg", "ndcg_cut"]
     overrides = _convention_overrides(args)
+    if not args.dask and (args.partitions is not None or args.write_per_query is not None):
+        raise UsageError("--partitions and --write-per-query go with --dask")
     if args.dask:
         if args.bounds or len(args.run) > 1:
             raise UsageError("--dask evaluates one run; --bounds and several runs are in-memory only")
         from ndcg_nb.distributed import evaluate_on_dask      # needs the dask extra; says so if missing
         result = evaluate_on_dask(args.dask, args.qrels, args.run[0], measures, preset=args.preset,
-                                  per_query=args.per_query, **overrides)
+                                  per_query=args.per_query, npartitions=args.partitions,
+                                  write_per_query=args.write_per_query, **overrides)
         return _evaluation_text(result, args)
     if args.bounds:
         parts = [(run, bounds_report(args.qrels, run, measures, per_query=args.per_query,
@@ -232,6 +235,12 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--dask", metavar="SCHEDULER", default=None,
                             help="evaluate on Dask: a scheduler address (tcp://HOST:8786) or 'local' for a cluster "
                                  "of worker processes here; files may be fsspec URLs (needs ndcg_nb[dask])")
+    evaluation.add_argument("--partitions", metavar="N", type=int, default=None,
+                            help="with --dask: partitions after the shuffle by query (default: one per block of the "
+                                 "run); more partitions, less memory per worker")
+    evaluation.add_argument("--write-per-query", metavar="DIR", default=None,
+                            help="with --dask: the workers write the per-query rows as parquet files into DIR (a new "
+                                 "directory or fsspec URL) and only the means are printed")
     evaluation.add_argument("--bounds", action="store_true",
                             help="beside each mean (each query with -q): tie bounds, unjudged as 0 and as the top "
                                  "grade, judged share of the top k")

@@ -290,14 +290,21 @@ def _new_directory(path, storage_options: dict) -> str:
     fs.makedirs(root, exist_ok=True)
     return str(path).rstrip("/")
 
+_PER_QUERY_SCHEMA = pa.schema([("query", pa.string()), ("measure", pa.string()), ("value", pa.float64()),
+                               ("dcg", pa.float64()), ("idcg", pa.float64()), ("status", pa.string()),
+                               ("counted", pa.bool_())])
+
 def _score_partition(part: pd.DataFrame, number: int, measures: list[str], convention, qrels_duplicates: str,
                      needed: dict[str, str], keep: bool, write_to: str | None, storage_options: dict):
     "`_score_part` on a worker; the per-query rows go back to the client (`keep`), to a parquet file, or nowhere."
     rows, summary = _score_part(part, measures, convention, qrels_duplicates, needed)
     if write_to is not None:
         import fsspec
+        import pyarrow.parquet as pq
+        table = pa.Table.from_pandas(rows.astype({"measure": "str", "status": "str"}), schema=_PER_QUERY_SCHEMA,
+                                     preserve_index=False)      # one schema for every file, empty ones included
         with fsspec.open(f"{write_to}/part-{number:05d}.parquet", "wb", **storage_options) as handle:
-            rows.to_parquet(handle, index=False)
+            pq.write_table(table, handle)
     return (rows if keep and write_to is None else None), summary
 
 def _gather(tasks: list) -> list:

@@ -284,3 +284,28 @@ def test_cli_dask_flag(client):
     done = subprocess.run([sys.executable, "-c", "from ndcg_nb.cli import main; raise SystemExit(main("
                            f"{common[:3] + ['--dask', 'local', '--bounds']!r}))"], capture_output=True, text=True)
     assert done.returncode == 2 and "--dask evaluates one run" in done.stderr
+
+
+def test_cli_write_per_query(client, tmp_path):
+    "`--partitions N --write-per-query DIR`: N parquet files whose rows are the in-memory per-query values; means printed."
+    trec = Path(__file__).parent / "data" / "trec_eval" / "test"
+    qrels, run = trec / "qrels.test", trec / "results.test"
+    folder = tmp_path / "per_query"
+    args = ["eval", str(qrels), str(run), "-m", "ndcg", "-m", "nDCG@10", "--format", "json", "--quiet",
+            "--dask", client.scheduler.address, "--partitions", "4", "--write-per-query", str(folder)]
+    done = subprocess.run([sys.executable, "-c", f"from ndcg_nb.cli import main; raise SystemExit(main({args!r}))"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    theirs = evaluate_in_memory(qrels, run, ["ndcg", "nDCG@10"], progress=False)
+    means = {row["measure"]: row["value"] for row in json.loads(done.stdout)["aggregate"]}
+    assert means.keys() == set(theirs.aggregate["measure"])
+    assert all(abs(means[m] - v) <= 1e-12 for m, v in zip(theirs.aggregate["measure"], theirs.aggregate["value"]))
+    assert sorted(p.name for p in folder.iterdir()) == [f"part-{n:05d}.parquet" for n in range(4)]
+    written = pd.read_parquet(folder)
+    ours = {(m, q): v for m, q, v in zip(written["measure"].astype(str), written["query"], written["value"])}
+    reference = dict(zip(zip(theirs.per_query["measure"], theirs.per_query["query"]), theirs.per_query["value"]))
+    assert ours.keys() == reference.keys() and len(written) == len(reference)
+    assert all(abs(ours[key] - value) <= 1e-12 for key, value in reference.items())
+    again = subprocess.run([sys.executable, "-c", f"from ndcg_nb.cli import main; raise SystemExit(main({args!r}))"],
+                           capture_output=True, text=True, timeout=300)
+    assert again.returncode == 2 and "holds files already" in again.stderr
