@@ -377,7 +377,12 @@ def evaluate_spark(qrels, run, measures=("ndcg",), *, preset="trec_eval", qrels_
     """NDCG of `run` against `qrels`, PySpark DataFrames with columns `query`, `doc` and `score` / `relevance`,
     computed by `groupBy(...).applyInPandas` with the in-memory engine; equal to `ndcg_nb.evaluation.evaluate`'s."""
     _need("pyspark", "spark")
+    from pyspark.sql import DataFrame as SparkFrame
     from pyspark.sql import functions as F
+    for kind, frame in (("qrels", qrels), ("run", run)):
+        if not isinstance(frame, SparkFrame):
+            raise TypeError(f"evaluate_spark takes PySpark DataFrames; the {kind} is a {type(frame).__module__}."
+                            f"{type(frame).__name__} (spark.createDataFrame(frame) makes one)")
     wanted, names = _measures(measures)
     convention = resolve_convention(preset, **overrides)
     needed = _needed_plugins(convention, wanted)

@@ -398,16 +398,32 @@ def _custom_gain(gains: tuple, batch: Batch, pool: Batch | None):
     table.update(dict(gains))
     return ("table", {"table": table})
 
+def _engine_of(qrels, run) -> str | None:
+    "'Dask' or 'Spark' when the qrels or the run is one of their DataFrames (told by module, without importing them)."
+    for data in (run, qrels):
+        root = type(data).__module__.split(".")[0]
+        if root in ("dask", "dask_expr", "pyspark"):
+            return "Spark" if root == "pyspark" else "Dask"
+    return None
+
 def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", progress=None, qrels_duplicates: str = "error",
              bounds: bool = False, no_common_query: str = "error", **overrides) -> Evaluation:
     """NDCG of `run` against `qrels` for each measure, under `preset` with `overrides` (any `Convention` field).
     Several runs (a list, or a dict of name -> run) give a `compare.RunsEvaluation`; `bounds=True` gives a
-    `compare.Bounds`: how far tie orders and unjudged documents could move each value. A run that shares no
+    `compare.Bounds`: how far tie orders and unjudged documents could move each value. Dask and Spark DataFrames
+    are evaluated where they live (`ndcg_nb.distributed`). A run that shares no
     query with the qrels is an error, unless `no_common_query='score'`: then every judged query is missing
     from the run (what one shard of a larger run can be)."""
     if no_common_query not in ("error", "score"):
         raise UsageError(f"no_common_query must be 'error' or 'score', not {no_common_query!r}")
     from ndcg_nb.compare import is_run_collection      # here: compare builds on this module
+    engine = _engine_of(qrels, run)
+    if engine is not None:
+        if bounds or is_run_collection(run):
+            raise UsageError(f"{engine} DataFrames are evaluated one run at a time, without bounds")
+        from ndcg_nb import distributed
+        on_engine = distributed.evaluate if engine == "Dask" else distributed.evaluate_spark
+        return on_engine(qrels, run, measures, preset=preset, qrels_duplicates=qrels_duplicates, **overrides)
     if is_run_collection(run):
         from ndcg_nb.compare import evaluate_runs
         if bounds:

@@ -273,7 +273,8 @@ def _tidy(data, kind: str, columns: dict[str, str], reader, duplicates: str = "e
         return _from_frame(data, columns, value, kind, duplicates)
     if isinstance(data, dict):
         return _from_dict(data, value, kind)
-    raise TypeError(f"{kind} must be a path, a DataFrame or a dict, got {type(data).__name__}")
+    raise TypeError(f"{kind} must be a path, a pandas DataFrame or a dict, got {type(data).__module__}."
+                    f"{type(data).__name__}")
 
 def as_qrels(qrels, *, query: str = "query", doc: str = "doc", relevance: str = "relevance",
              duplicates: str = "error") -> pd.DataFrame:

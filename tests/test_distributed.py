@@ -262,6 +262,15 @@ def test_spark_same_numbers(spark):
                             ("trec_eval", {"ties": "input"})):
         ours = evaluate_spark(spark_qrels, spark_run, MEASURES, preset=preset, **options)
         assert_same(ours, evaluate_in_memory(qrels, run, MEASURES, preset=preset, progress=False, **options))
+    import ndcg_nb          # the top-level evaluate sends PySpark DataFrames to evaluate_spark
+    assert_same(ndcg_nb.evaluate(spark_qrels, spark_run, MEASURES), evaluate_in_memory(qrels, run, MEASURES, progress=False))
+
+
+@pytest.mark.skipif(importlib.util.find_spec("pyspark") is None, reason="needs pyspark (the spark extra)")
+def test_spark_takes_spark_frames():
+    "No session is needed to refuse pandas frames, with a message that says how to make Spark ones."
+    with pytest.raises(TypeError, match=r"the qrels is a pandas\.DataFrame \(spark\.createDataFrame"):
+        evaluate_spark(read_qrels(SAMPLE_QRELS), read_run(SAMPLE_RUN), "ndcg")
 
 
 def test_cli_dask_flag(client):
