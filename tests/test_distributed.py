@@ -318,3 +318,17 @@ def test_cli_write_per_query(client, tmp_path):
     again = subprocess.run([sys.executable, "-c", f"from ndcg_nb.cli import main; raise SystemExit(main({args!r}))"],
                            capture_output=True, text=True, timeout=300)
     assert again.returncode == 2 and "holds files already" in again.stderr
+
+
+def test_without_a_client():
+    "With no distributed Client (a fresh process), Dask's local scheduler runs the same shuffle and scoring."
+    code = ("import json; from ndcg_nb.distributed import evaluate; from ndcg_nb.runs import SAMPLE_QRELS, SAMPLE_RUN; "
+            "e = evaluate(SAMPLE_QRELS, SAMPLE_RUN, ['ndcg', 'nDCG@3'], npartitions=3, missing_queries='zero'); "
+            "print(e.to_json(per_query=True))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    ours = {(r["measure"], r["query"]): r["value"] for r in json.loads(done.stdout)["per_query"]}
+    theirs = evaluate_in_memory(SAMPLE_QRELS, SAMPLE_RUN, ["ndcg", "nDCG@3"], missing_queries="zero", progress=False)
+    reference = dict(zip(zip(theirs.per_query["measure"], theirs.per_query["query"]), theirs.per_query["value"]))
+    assert ours.keys() == reference.keys()
+    assert all(abs(ours[key] - value) <= 1e-12 for key, value in reference.items())
