@@ -7,6 +7,7 @@ Usage:
   python tools/benchmark.py --json nbs/benchmark_results.json   # also write every result as JSON
   python tools/benchmark.py --workloads files,arrays            # a subset
   python tools/benchmark.py --prepare                           # only generate the data (cached)
+  python tools/benchmark.py --workloads distributed --json nbs/benchmark_distributed.json   # Dask, bounded memory
 
 Workloads:
   files    TREC qrels and run files to numbers: `ndcg` and `ndcg_cut.10` under trec_eval's
