@@ -16,3 +16,14 @@ def test_benchmark_only_check(tmp_path):
     assert "all values agree" in done.stdout
     assert "VALUES DIFFER" not in done.stdout and "FAILED" not in done.stdout
     assert (tmp_path / "check.json").exists()
+
+
+def test_benchmark_distributed_only_check(tmp_path):
+    "The distributed workload (not in the default set) on tiny data: Dask vs in memory, and the bounded-memory steps."
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "benchmark.py"), "--only-check", "--workloads",
+                           "distributed", "--data-dir", str(tmp_path)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    assert "all values agree" in done.stdout      # 300 queries, 2 measures, 2 copies: 1,200 values
+    assert "per-query values written by the workers, each copy vs the in-memory values of the original run: " \
+           "max |diff| 0.0e+00 over 1,200 query values (2 copies x the original's)" in done.stdout, done.stdout
