@@ -223,7 +223,7 @@ def _score_part(part: pd.DataFrame, measures: list[str], convention, qrels_dupli
                               "score": run["value"].to_numpy()})
     qrels_frame = pd.DataFrame({"query": qrels["query"].to_numpy(), "doc": qrels["doc"].to_numpy(),
                                 "relevance": qrels["value"].to_numpy()})
-    del part, run, qrels
+    del run, qrels          # the sorted copies; evaluate makes its own
     result = evaluate_in_memory(qrels_frame, run_frame, measures, preset=convention, progress=False,
                                 qrels_duplicates=qrels_duplicates, no_common_query="score")
     rows = result.per_query

@@ -273,6 +273,18 @@ def test_spark_takes_spark_frames():
         evaluate_spark(read_qrels(SAMPLE_QRELS), read_run(SAMPLE_RUN), "ndcg")
 
 
+def values_by_query(rows) -> dict:
+    "{(measure, query): value} from per-query rows: a DataFrame, or the `per_query` list of `to_json`."
+    if isinstance(rows, pd.DataFrame):
+        return dict(zip(zip(rows["measure"].astype(str), rows["query"]), rows["value"]))
+    return {(r["measure"], r["query"]): r["value"] for r in rows}
+
+
+def assert_same_values(ours: dict, reference: dict):
+    assert ours.keys() == reference.keys()
+    assert all(abs(ours[key] - value) <= 1e-12 for key, value in reference.items())
+
+
 def test_cli_dask_flag(client):
     "`ndcg-nb eval --dask ADDRESS` and `--dask local` (worker processes of its own) print the in-memory values."
     trec = Path(__file__).parent / "data" / "trec_eval" / "test"
@@ -283,13 +295,11 @@ def test_cli_dask_flag(client):
         code = f"from ndcg_nb.cli import main; raise SystemExit(main({args!r}))"
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr
-        return {(r["measure"], r["query"]): r["value"] for r in json.loads(done.stdout)["per_query"]}
+        return values_by_query(json.loads(done.stdout)["per_query"])
 
     in_memory = per_query(common)
     for scheduler in (client.scheduler.address, "local"):
-        on_dask = per_query(common + ["--dask", scheduler])
-        assert on_dask.keys() == in_memory.keys()
-        assert all(abs(on_dask[key] - value) <= 1e-12 for key, value in in_memory.items()), scheduler
+        assert_same_values(per_query(common + ["--dask", scheduler]), in_memory)
     done = subprocess.run([sys.executable, "-c", "from ndcg_nb.cli import main; raise SystemExit(main("
                            f"{common[:3] + ['--dask', 'local', '--bounds']!r}))"], capture_output=True, text=True)
     assert done.returncode == 2 and "--dask evaluates one run" in done.stderr
@@ -311,10 +321,8 @@ def test_cli_write_per_query(client, tmp_path):
     assert all(abs(means[m] - v) <= 1e-12 for m, v in zip(theirs.aggregate["measure"], theirs.aggregate["value"]))
     assert sorted(p.name for p in folder.iterdir()) == [f"part-{n:05d}.parquet" for n in range(4)]
     written = pd.read_parquet(folder)
-    ours = {(m, q): v for m, q, v in zip(written["measure"].astype(str), written["query"], written["value"])}
-    reference = dict(zip(zip(theirs.per_query["measure"], theirs.per_query["query"]), theirs.per_query["value"]))
-    assert ours.keys() == reference.keys() and len(written) == len(reference)
-    assert all(abs(ours[key] - value) <= 1e-12 for key, value in reference.items())
+    assert len(written) == len(theirs.per_query)
+    assert_same_values(values_by_query(written), values_by_query(theirs.per_query))
     again = subprocess.run([sys.executable, "-c", f"from ndcg_nb.cli import main; raise SystemExit(main({args!r}))"],
                            capture_output=True, text=True, timeout=300)
     assert again.returncode == 2 and "holds files already" in again.stderr
@@ -327,8 +335,5 @@ def test_without_a_client():
             "print(e.to_json(per_query=True))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    ours = {(r["measure"], r["query"]): r["value"] for r in json.loads(done.stdout)["per_query"]}
     theirs = evaluate_in_memory(SAMPLE_QRELS, SAMPLE_RUN, ["ndcg", "nDCG@3"], missing_queries="zero", progress=False)
-    reference = dict(zip(zip(theirs.per_query["measure"], theirs.per_query["query"]), theirs.per_query["value"]))
-    assert ours.keys() == reference.keys()
-    assert all(abs(ours[key] - value) <= 1e-12 for key, value in reference.items())
+    assert_same_values(values_by_query(json.loads(done.stdout)["per_query"]), values_by_query(theirs.per_query))

@@ -915,19 +915,22 @@ def _compare_copies(folder: Path, single: dict, copies: int) -> dict:
     "The per-query values the workers wrote for the copied run, each copy against the in-memory values of the original."
     import pandas as pd
     table = pd.read_parquet(folder, columns=["query", "measure", "value"])
-    queries, measures = table["query"].to_numpy(str), table["measure"].astype(str).to_numpy()
-    copy = np.char.partition(queries, "-")
+    copy, query = np.char.partition(table["query"].to_numpy(str), "-")[:, ::2].T
+    measures, values = table["measure"].astype(str).to_numpy(), table["value"].to_numpy()
     worst, compared = 0.0, 0
-    for name, (q, v) in single.items():
-        for number in range(copies):
-            mine = (measures == name) & (copy[:, 0] == f"c{number}")
-            order = np.argsort(copy[mine, 2], kind="stable")
-            ours_q, ours_v = copy[mine, 2][order], table["value"].to_numpy()[mine][order]
-            if not np.array_equal(ours_q, q):
-                return {"ok": False, "detail": f"{name}, copy {number}: different queries ({len(ours_q)} vs {len(q)})"}
-            worst, compared = max(worst, float(np.max(np.abs(ours_v - v)))), compared + len(q)
-    ok = compared == len(table) and worst <= TOLERANCE
-    return {"ok": ok, "max_abs_diff": worst, "compared": compared,
+    for number in range(copies):
+        ours = {}
+        for name in single:
+            mine = (measures == name) & (copy == f"c{number}")
+            order = np.argsort(query[mine], kind="stable")
+            ours[name] = (query[mine][order], values[mine][order])
+        outcome = compare_queries(ours, single, list(single))
+        if not outcome["ok"]:
+            return {**outcome, "detail": f"copy {number}: {outcome['detail']}"}
+        worst, compared = max(worst, outcome["max_abs_diff"]), compared + outcome["compared"]
+    if compared != len(table):
+        return {"ok": False, "detail": f"{len(table) - compared:,} written rows belong to no copy of an original query"}
+    return {"ok": True, "max_abs_diff": worst, "compared": compared,
             "detail": f"max |diff| {worst:.1e} over {compared:,} query values ({copies} copies x the original's)"}
 
 
