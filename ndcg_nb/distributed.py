@@ -5,10 +5,8 @@
 # %% ../nbs/18_distributed.ipynb #da82befc
 from __future__ import annotations
 
-import gzip
 import importlib
 import math
-import zlib
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +17,7 @@ from .errors import InputError, NdcgError, UsageError
 from .evaluation import Evaluation, parse_measure, resolve_convention
 from .evaluation import evaluate as evaluate_in_memory
 from .plugins import ENTRY_POINT_GROUP, _NDCG_NB, PluginError, list_plugins, policies_of, resolve_policy
-from .runs import TrecFormatError, _ids, _numeric, _split
+from .runs import TrecFormatError, _checked_text, _ids, _numeric, _split
 
 # %% auto #0
 __all__ = ['MissingExtraError', 'evaluate', 'evaluate_on_dask', 'evaluate_spark']
@@ -69,17 +67,16 @@ def _union_rows(frame: pd.DataFrame, kind: str, partition_info=None) -> pd.DataF
 # %% ../nbs/18_distributed.ipynb #c51c9133
 def _trec_rows(raw: bytes, kind: str, source: str, number: int) -> pd.DataFrame:
     "The lines of one block of a TREC qrels or run file as rows of the shuffled table."
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise TrecFormatError(f"{source}: a damaged gzip file, or gzip data in a file whose name does not "
-                                  f"end in .gz ({exc})") from None
-    if b"\r" in raw and raw.count(b"\r") != raw.count(b"\r\n"):
-        raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    where = source if number == 0 else f"{source} (block {number}; lines counted from the block's start)"
+    try:
+        raw = _checked_text(raw, where)
+    except TrecFormatError as exc:
+        if raw[:2] != b"\x1f\x8b":
+            raise
+        raise TrecFormatError(f"{exc}; if the file is whole, give it a name ending in .gz, so that it is read "
+                              "whole rather than in blocks") from None
     if not raw.strip():
         return _union_meta()
-    where = source if number == 0 else f"{source} (block {number}; lines counted from the block's start)"
     table, lines, _ = _split(raw, kind, where)
     query, doc = table.column("query").to_pandas(), table.column("doc").to_pandas()
     values = _numeric(pd.DataFrame({"query": query, "doc": doc, "line": lines}), table.column(2), where,

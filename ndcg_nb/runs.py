@@ -31,12 +31,15 @@ _FIELDS = {"qrels": ("query", "iter", "doc", "relevance"),
 
 def _read_bytes(path) -> bytes:
     "The bytes of the file at `path`, gunzipped if they start with gzip's magic number; checked to be UTF-8."
-    raw = Path(path).read_bytes()
+    return _checked_text(Path(path).read_bytes(), path)
+
+def _checked_text(raw: bytes, source) -> bytes:
+    "`raw` (read from `source`) gunzipped if it starts with gzip's magic number, lines ended by \\n, checked to be UTF-8."
     if raw[:2] == b"\x1f\x8b":
         try:
             raw = gzip.decompress(raw)
         except (OSError, EOFError, zlib.error) as exc:
-            raise TrecFormatError(f"{path}: a damaged or truncated gzip file ({exc})") from None
+            raise TrecFormatError(f"{source}: a damaged or truncated gzip file ({exc})") from None
     if b"\r" in raw and raw.count(b"\r") != raw.count(b"\r\n"):   # old Mac line ends: a carriage return alone
         raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     if not raw.isascii():
@@ -44,7 +47,7 @@ def _read_bytes(path) -> bytes:
             raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             line = raw[:exc.start].count(b"\n") + 1
-            raise TrecFormatError(f"{path}, line {line}: not UTF-8 text ({exc.reason})") from None
+            raise TrecFormatError(f"{source}, line {line}: not UTF-8 text ({exc.reason})") from None
     return raw
 
 # %% ../nbs/08_runs.ipynb #5e0d7a41
