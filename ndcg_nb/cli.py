@@ -13,10 +13,12 @@ import pandas as pd
 
 from . import __version__
 from .errors import InputError, NdcgError, UsageError
-from .compare import RENDER_FORMATS, TESTS, bounds_report, compare_report, evaluate_runs, explain_presets_report
-from .evaluation import _plain, evaluate
+from .compare import TESTS, evaluate_runs
+from .reports import RENDER_FORMATS, bounds_report, compare_report, explain_presets_report
+from .evaluation import evaluate
+from .scoring import json_value
 from .explain import explain
-from .plugins import PluginError, _parse_value, list_plugins, parse_policy_spec, resolve_policy
+from .plugins import parse_value, list_plugins, parse_policy_spec, resolve_policy
 from .policies import ZERO_IDCG_POLICIES
 from .presets import CONVENTION_CHOICES
 from .template import new_plugin
@@ -55,7 +57,7 @@ def _score(args) -> str:
     result = {"k": args.k, **labels, "dcg": float(last.dcg), "idcg": float(last.idcg), "ndcg": float(last.ndcg)}
     if args.format == "json":
         ranks = table.astype(object).where(table.notna(), None).to_dict(orient="records")
-        return json.dumps({**{key: _plain(value) for key, value in result.items()}, "ranks": ranks}, indent=2,
+        return json.dumps({**{key: json_value(value) for key, value in result.items()}, "ranks": ranks}, indent=2,
                           allow_nan=False)
     if args.format == "csv":
         return table.to_csv(index=False).rstrip("\n")
@@ -92,7 +94,7 @@ def _field_value(key: str, value: str):
             return float(value)
         except ValueError:
             raise UsageError(f"--set min_grade={value}: min_grade must be a finite number or None") from None
-    return _parse_value(value)
+    return parse_value(value)
 
 def _convention_overrides(args) -> dict:
     overrides = {}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib
 import importlib.resources
 import json
 import math
@@ -18,17 +19,16 @@ import numpy as np
 import pandas as pd
 
 from .errors import NdcgWarning, UsageError
-from .evaluation import Evaluation, _join, _plain, _queries, _rank_order, evaluate, parse_measure, resolve_convention
-from .plugins import resolve_policy
+from .measures import parse_measure
+from .resolution import resolve_convention
 from .presets import Convention
-from .runs import SAMPLE_QRELS, SAMPLE_RUN, as_qrels, as_run
+from .runs import as_qrels, as_run
+from .scoring import score_run
+from .significance import CORRECTIONS, bootstrap_test, effect_size, paired_t_test, randomization_test
 
 # %% auto #0
-__all__ = ['SAMPLE_RUN_B', 'BOOTSTRAP_METHODS', 'CORRECTIONS', 'TESTS', 'COMPARISON_COLUMNS', 'RENDER_FORMATS', 'BOUND_COLUMNS',
-           'is_run_collection', 'RunsEvaluation', 'evaluate_runs', 't_sf', 't_ppf', 'normal_cdf', 'normal_ppf',
-           'paired_t_test', 'effect_size', 'randomization_test', 'bootstrap_test', 'holm', 'bonferroni', 'compare',
-           'summary_table', 'render', 'plot_differences', 'tie_order', 'Bounds', 'bounds', 'PresetDifference',
-           'explain_presets', 'compare_report', 'bounds_report', 'explain_presets_report']
+__all__ = ['SAMPLE_RUN_B', 'TESTS', 'COMPARISON_COLUMNS', 'is_run_collection', 'RunsEvaluation', 'evaluate_runs', 'compare',
+           'plot_differences']
 
 # %% ../nbs/18_compare.ipynb #7f1c2e90
 SAMPLE_RUN_B = Path(str(importlib.resources.files("ndcg_nb") / "data" / "sample_b.run"))
@@ -112,251 +112,10 @@ def evaluate_runs(qrels, runs, measures=("ndcg",), *, preset="trec_eval", qrels_
     named = _named_runs(runs)
     qrels = as_qrels(qrels, duplicates=qrels_duplicates)
     convention = resolve_convention(preset, **overrides)
-    evaluations = {run: evaluate(qrels, frame, measures, preset=convention, progress=progress)
+    evaluations = {run: score_run(qrels, frame, measures, preset=convention, progress=progress)
                    for run, frame in named.items()}
     first = next(iter(evaluations.values()))
     return RunsEvaluation(evaluations, list(first.aggregate["measure"]), convention)
-
-# %% ../nbs/18_compare.ipynb #47d1fe46
-def _continued_fraction(a: float, b: float, x: float) -> float:
-    "The continued fraction of the incomplete beta function (modified Lentz), for x < (a + 1) / (a + b + 2)."
-    tiny = 1e-300
-    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 100_000):
-        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-                          -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
-            d = 1.0 + numerator * d
-            d = 1.0 / (d if abs(d) > tiny else tiny)
-            c = 1.0 + numerator / c
-            c = c if abs(c) > tiny else tiny
-            h *= c * d
-        if abs(c * d - 1.0) < 1e-16:
-            return h
-    raise ArithmeticError(f"incomplete beta ({a}, {b}, {x}) did not converge")
-
-@functools.lru_cache(maxsize=64)
-def _gamma_ratio(a: float) -> float:
-    """Gamma(a) / Gamma(a + 1/2): for whole or half-whole `a` up to 10^6 by r(a + 1) = r(a) a / (a + 1/2) from
-    r(1/2) = sqrt(pi) and r(1) = 2 / sqrt(pi); otherwise from `math.lgamma`."""
-    if 2 * a == int(2 * a) and a <= 1_000_000:
-        ratio, at = (math.sqrt(math.pi), 0.5) if a != int(a) else (2.0 / math.sqrt(math.pi), 1.0)
-        while at < a:
-            ratio *= at / (at + 0.5)
-            at += 1.0
-        return ratio
-    return math.exp(math.lgamma(a) - math.lgamma(a + 0.5))
-
-def _log_beta(a: float, b: float) -> float:
-    "log B(a, b); for b = 1/2 (Student's t) through `_gamma_ratio`."
-    if b == 0.5:
-        return math.log(math.sqrt(math.pi) * _gamma_ratio(a))
-    return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
-
-def _regularized_beta(a: float, b: float, x: float, y: float) -> float:
-    "I_x(a, b), the regularized incomplete beta function; `y` is 1 - x, given apart so that it keeps its digits."
-    if x <= 0.0:
-        return 0.0
-    if y <= 0.0:
-        return 1.0
-    front = math.exp(a * math.log(x) + b * math.log(y) - _log_beta(a, b))
-    if x < (a + 1.0) / (a + b + 2.0):
-        return front * _continued_fraction(a, b, x) / a
-    return 1.0 - front * _continued_fraction(b, a, y) / b
-
-def t_sf(t: float, df: float) -> float:
-    "P(T > t) for Student's t with `df` degrees of freedom."
-    if math.isnan(t):
-        return math.nan
-    if math.isinf(t):
-        return 0.0 if t > 0 else 1.0
-    tail = 0.5 * _regularized_beta(df / 2.0, 0.5, df / (df + t * t), t * t / (df + t * t))
-    return tail if t >= 0 else 1.0 - tail
-
-def t_ppf(q: float, df: float) -> float:
-    "The `q` quantile of Student's t with `df` degrees of freedom."
-    if not 0.0 < q < 1.0:
-        raise UsageError(f"a quantile needs 0 < q < 1, got {q}")
-    if q < 0.5:
-        return -t_ppf(1.0 - q, df)
-    if q == 0.5:
-        return 0.0
-    tail = 1.0 - q
-    log_scale = -math.log(_gamma_ratio(df / 2)) - 0.5 * math.log(df * math.pi)   # log of the density at 0
-    low, high = 0.0, 1.0
-    while t_sf(high, df) > tail:
-        low, high = high, high * 2.0
-    t = (low + high) / 2.0
-    for _ in range(200):
-        excess = t_sf(t, df) - tail                      # positive while t is too small
-        if excess > 0:
-            low = t
-        else:
-            high = t
-        density = math.exp(log_scale - (df + 1) / 2 * math.log1p(t * t / df))
-        step = t + excess / density
-        new = step if low < step < high else (low + high) / 2.0
-        if abs(new - t) <= 1e-15 * max(abs(t), 1.0):
-            return new
-        t = new
-    return t
-
-# %% ../nbs/18_compare.ipynb #41fb5e05
-def normal_cdf(x: float) -> float:
-    "The standard normal distribution function."
-    return 0.5 * math.erfc(-x / math.sqrt(2.0))
-
-_ACKLAM = ((-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02, 1.383577518672690e+02,
-            -3.066479806614716e+01, 2.506628277459239e+00),
-           (-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02, 6.680131188771972e+01,
-            -1.328068155288572e+01),
-           (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00, -2.549732539343734e+00,
-            4.374664141464968e+00, 2.938163982698783e+00),
-           (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00, 3.754408661907416e+00))
-
-def normal_ppf(p: float) -> float:
-    "The standard normal quantile of `p`."
-    if not 0.0 < p < 1.0:
-        return -math.inf if p == 0.0 else math.inf if p == 1.0 else math.nan
-    a, b, c, d = _ACKLAM
-    tail = min(p, 1.0 - p)
-    if tail < 0.02425:
-        r = math.sqrt(-2.0 * math.log(tail))
-        x = ((((((c[0] * r + c[1]) * r + c[2]) * r + c[3]) * r + c[4]) * r + c[5]) /
-             ((((d[0] * r + d[1]) * r + d[2]) * r + d[3]) * r + 1.0))
-        x = x if p < 0.5 else -x
-    else:
-        r = (p - 0.5) ** 2
-        x = ((((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * (p - 0.5) /
-             (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1.0))
-    for _ in range(3):
-        # Phi(x) - p, from the nearer tail so that no digits cancel
-        error = normal_cdf(x) - p if p < 0.5 else (1.0 - p) - 0.5 * math.erfc(x / math.sqrt(2.0))
-        u = error * math.sqrt(2.0 * math.pi) * math.exp(x * x / 2.0)
-        x = x - u / (1.0 + x * u / 2.0)
-    return x
-
-# %% ../nbs/18_compare.ipynb #a935c543
-def paired_t_test(differences, confidence: float = 0.95) -> dict:
-    "Two-sided paired t-test of mean difference 0, with the t interval of the mean difference."
-    d = np.asarray(differences, dtype=float)
-    n = len(d)
-    if n < 2:
-        return {"statistic": math.nan, "p_value": math.nan, "df": max(n - 1, 0), "ci_low": math.nan,
-                "ci_high": math.nan}
-    mean, se = float(d.mean()), float(d.std(ddof=1)) / math.sqrt(n)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = float(np.divide(mean, se))
-    p = math.nan if math.isnan(t) else min(1.0, 2.0 * t_sf(abs(t), n - 1))
-    half = t_ppf(0.5 + confidence / 2.0, n - 1) * se
-    return {"statistic": t, "p_value": p, "df": n - 1, "ci_low": mean - half, "ci_high": mean + half}
-
-def effect_size(differences) -> float:
-    "Cohen's d_z of paired differences: their mean over their standard deviation (NaN when undefined)."
-    d = np.asarray(differences, dtype=float)
-    if len(d) < 2:
-        return math.nan
-    sd = float(d.std(ddof=1))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return float(np.divide(d.mean(), sd))
-
-# %% ../nbs/18_compare.ipynb #119aad89
-_EXACT_LIMIT, _CHUNK = 26, 1 << 16
-
-def randomization_test(differences, permutations: int = 10_000, seed: int | None = 0, exact="auto") -> dict:
-    """Two-sided paired randomization test of the mean difference: exact over all 2^n sign assignments when
-    `exact=True` (or `'auto'` and 2^n <= `permutations`), else from `permutations` random ones."""
-    d = np.asarray(differences, dtype=float)
-    n = len(d)
-    if n == 0:
-        return {"statistic": math.nan, "p_value": math.nan, "exact": False, "permutations": 0}
-    if exact == "auto":
-        exact = n <= _EXACT_LIMIT and 2 ** n <= permutations
-    observed = abs(float(d.sum()))
-    slack = 1e-12 * float(np.abs(d).sum())     # one sum added in another order may differ in its last digits
-    hits = 0
-    if exact:
-        if n > _EXACT_LIMIT:
-            raise UsageError(f"an exact randomization test enumerates 2^{n} sign assignments, more than "
-                             f"2^{_EXACT_LIMIT}: use exact=False and a number of permutations")
-        half, bits = 2 ** (n - 1), np.arange(n - 1, dtype=np.int64)
-        for start in range(0, half, _CHUNK):
-            index = np.arange(start, min(start + _CHUNK, half), dtype=np.int64)
-            signs = 1.0 - 2.0 * ((index[:, None] >> bits) & 1)
-            hits += int((np.abs(d[0] + signs @ d[1:]) >= observed - slack).sum())
-        return {"statistic": float(d.mean()), "p_value": hits / half, "exact": True, "permutations": 2 ** n}
-    if permutations < 1:
-        raise UsageError(f"permutations must be at least 1, got {permutations}")
-    rng, rows = np.random.default_rng(seed), max(1, _CHUNK // n)
-    for start in range(0, permutations, rows):
-        signs = 1.0 - 2.0 * rng.integers(0, 2, size=(min(rows, permutations - start), n))
-        hits += int((np.abs(signs @ d) >= observed - slack).sum())
-    return {"statistic": float(d.mean()), "p_value": (1 + hits) / (1 + permutations), "exact": False,
-            "permutations": permutations}
-
-# %% ../nbs/18_compare.ipynb #4ca62a69
-BOOTSTRAP_METHODS = ("percentile", "basic", "bca")
-
-def _percentile_of_score(values: np.ndarray, score: float) -> float:
-    "The share of `values` below `score`, ties counted half, as BCa's bias correction wants it."
-    return float((np.count_nonzero(values < score) + np.count_nonzero(values <= score)) / (2 * len(values)))
-
-def bootstrap_test(differences, resamples: int = 10_000, seed: int | None = 0, confidence: float = 0.95,
-                   method: str = "bca") -> dict:
-    "Bootstrap interval of the mean difference and the studentized shift p-value, on the same resamples."
-    if method not in BOOTSTRAP_METHODS:
-        raise UsageError(f"bootstrap method {method!r} is not one of {', '.join(BOOTSTRAP_METHODS)}")
-    if resamples < 2:
-        raise UsageError(f"resamples must be at least 2, got {resamples}")
-    d = np.asarray(differences, dtype=float)
-    n = len(d)
-    none = {"statistic": math.nan, "p_value": math.nan, "ci_low": math.nan, "ci_high": math.nan}
-    if n < 2:
-        return none
-    mean = float(np.mean(d))
-    if np.all(d == d[0]):          # every resample is the sample itself
-        return {"statistic": math.nan, "p_value": 1.0 if mean == 0 else 0.0, "ci_low": mean, "ci_high": mean}
-    index = np.random.default_rng(seed).integers(0, n, (resamples, n))
-    means = np.mean(d[index], axis=-1)
-    alpha = (1.0 - confidence) / 2.0
-    levels = [alpha, 1.0 - alpha]
-    if method == "bca":           # Efron and Tibshirani 1993, 14.3
-        bias = normal_ppf(_percentile_of_score(means, mean))
-        jackknife = (d.sum() - d) / (n - 1)
-        u = (n - 1) * (jackknife.mean() - jackknife)
-        acceleration = (np.sum(u ** 3) / n ** 3) / 6.0 / (np.sum(u ** 2) / n ** 2) ** 1.5
-        levels = [normal_cdf(bias + (bias + z) / (1.0 - acceleration * (bias + z)))
-                  for z in (normal_ppf(alpha), -normal_ppf(alpha))]
-    low, high = (float(v) for v in np.quantile(means, levels))
-    if method == "basic":
-        low, high = 2 * mean - high, 2 * mean - low
-    observed = abs(mean) / (float(np.std(d, ddof=1)) / math.sqrt(n))
-    shifted = (d - mean)[index]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t_star = np.abs(shifted.mean(axis=-1)) / (shifted.std(axis=-1, ddof=1) / math.sqrt(n))
-    t_star = np.nan_to_num(t_star, nan=0.0)      # a resample of one repeated value: no evidence either way
-    p = float(np.count_nonzero(t_star >= observed * (1 - 1e-12)) / resamples)
-    return {"statistic": math.copysign(observed, mean), "p_value": p, "ci_low": low, "ci_high": high}
-
-# %% ../nbs/18_compare.ipynb #a1b0615c
-def holm(p_values) -> np.ndarray:
-    "Holm-Bonferroni adjusted p-values (NaN entries are not part of the family and stay NaN)."
-    p = np.asarray(p_values, dtype=float)
-    out, known = np.full(p.shape, np.nan), ~np.isnan(p)
-    m = int(known.sum())
-    order = np.argsort(p[known], kind="stable")
-    values = np.empty(m)
-    values[order] = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[known][order]))
-    out[known] = values
-    return out
-
-def bonferroni(p_values) -> np.ndarray:
-    "Bonferroni adjusted p-values: each times the number of (non-NaN) p-values, at most 1."
-    p = np.asarray(p_values, dtype=float)
-    return np.minimum(1.0, p * int((~np.isnan(p)).sum()))
-
-CORRECTIONS = {"holm": holm, "bonferroni": bonferroni, None: lambda p: np.asarray(p, dtype=float)}
 
 # %% ../nbs/18_compare.ipynb #1d070d41
 TESTS = ("t", "randomization", "bootstrap")
@@ -442,60 +201,6 @@ def compare(qrels, runs, measures=("ndcg",), *, baseline: str | None = None, tes
                              exact=exact, correction=correction, family=family, alpha=alpha, confidence=confidence,
                              bootstrap_method=bootstrap_method)
 
-# %% ../nbs/18_compare.ipynb #1695230d
-def summary_table(evaluated: RunsEvaluation, comparison: pd.DataFrame | None = None, test: str = "t",
-                  decimals: int = 4) -> pd.DataFrame:
-    "Run x measure means as text, `*` after those that differ significantly from the baseline under `test`."
-    shown = evaluated.means.map(lambda v: "" if pd.isna(v) else f"{v:.{decimals}f}")
-    if comparison is not None and len(comparison):
-        for row in comparison[(comparison.test == test) & comparison.significant].itertuples(index=False):
-            shown.loc[row.run, row.measure] += "*"
-    return shown
-
-RENDER_FORMATS = ("text", "markdown", "latex", "csv", "json")
-
-def _cell(value, decimals: int) -> str:
-    if isinstance(value, (float, np.floating)):
-        if math.isnan(value):
-            return ""
-        return f"{value:.{decimals}g}" if 0 < abs(value) < 10 ** -decimals else f"{value:.{decimals}f}"
-    return str(value)
-
-def _latex_escape(text: str) -> str:
-    special = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-               "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
-    return "".join(special.get(ch, ch) for ch in text)
-
-def render(frame: pd.DataFrame, format: str = "text", decimals: int = 4, index: bool | None = None) -> str:
-    "A table as `text`, `markdown`, `latex`, `csv` or `json`; `index` shows the row labels (default: if named)."
-    if format not in RENDER_FORMATS:
-        raise UsageError(f"format {format!r} is not one of {', '.join(RENDER_FORMATS)}")
-    if index is None:
-        index = any(name is not None for name in frame.index.names)
-    table = frame.reset_index() if index else frame
-    if format == "csv":
-        return table.to_csv(index=False).rstrip("\n")
-    if format == "json":
-        return json.dumps([{str(k): _plain(v) for k, v in row.items()} for row in table.to_dict(orient="records")],
-                          indent=2, allow_nan=False)
-    header = [str(c) for c in table.columns]
-    body = [[_cell(v, decimals) for v in row] for row in table.itertuples(index=False)]
-    numeric = [pd.api.types.is_numeric_dtype(table[c]) and not pd.api.types.is_bool_dtype(table[c])
-               for c in table.columns]
-    if format == "text":
-        widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(header)]
-        def line(cells):
-            return "  ".join(c.rjust(w) if right else c.ljust(w) for c, w, right in zip(cells, widths, numeric)).rstrip()
-        return "\n".join(line(cells) for cells in [header] + body)
-    if format == "markdown":
-        rule = ["---:" if right else ":---" for right in numeric]
-        return "\n".join("| " + " | ".join(c.replace("|", r"\|") for c in cells) + " |"
-                         for cells in [header, rule] + body)
-    lines = [r"\begin{tabular}{" + "".join("r" if right else "l" for right in numeric) + "}", r"\toprule",
-             " & ".join(map(_latex_escape, header)) + r" \\", r"\midrule"]
-    lines += [" & ".join(map(_latex_escape, cells)) + r" \\" for cells in body]
-    return "\n".join(lines + [r"\bottomrule", r"\end{tabular}"])
-
 # %% ../nbs/18_compare.ipynb #574c9a3d
 def plot_differences(evaluated: RunsEvaluation, run: str, measure: str, baseline: str | None = None, ax=None,
                      labels: bool | None = None):
@@ -525,213 +230,20 @@ def plot_differences(evaluated: RunsEvaluation, run: str, measure: str, baseline
     ax.legend(loc="upper right", frameon=False)
     return ax
 
-# %% ../nbs/18_compare.ipynb #0f26a042
-def _lines(qrels: pd.DataFrame, run: pd.DataFrame, convention: Convention) -> pd.DataFrame:
-    """The run's lines for judged queries, with grade, judged flag and rank as the convention gives them: the
-    join and the ranking of `evaluation.evaluate` itself, so the bounds follow every grade rule it applies."""
-    queries, qrels_query = _queries(qrels)
-    joined = _join(run, qrels, queries, qrels_query, convention)
-    order = _rank_order(joined, convention.ties)
-    lines = pd.DataFrame({"query": np.asarray(queries, dtype=object)[joined.query[order]].astype(str),
-                          "doc": np.asarray(joined.doc_names, dtype=object)[joined.doc[order]].astype(str),
-                          "score": joined.score[order], "grade": joined.grade[order], "judged": joined.judged[order]})
-    lines["rank"] = lines.groupby("query", sort=False).cumcount() + 1
-    return lines
+# %% ../nbs/18_compare.ipynb #ec1be9ef
+_MOVED = {"BOOTSTRAP_METHODS": "significance", "CORRECTIONS": "significance", "t_sf": "significance",
+          "t_ppf": "significance", "normal_cdf": "significance", "normal_ppf": "significance",
+          "paired_t_test": "significance", "effect_size": "significance", "randomization_test": "significance",
+          "bootstrap_test": "significance", "holm": "significance", "bonferroni": "significance",
+          "BOUND_COLUMNS": "value_bounds", "tie_order": "value_bounds", "Bounds": "value_bounds",
+          "bounds": "value_bounds", "PresetDifference": "preset_differences", "explain_presets": "preset_differences",
+          "RENDER_FORMATS": "reports", "summary_table": "reports", "render": "reports",
+          "compare_report": "reports", "bounds_report": "reports", "explain_presets_report": "reports"}
 
-def _gains(grades: np.ndarray, convention: Convention, table: tuple = ()) -> np.ndarray:
-    "The gain of each grade under the convention, or under a measure's own `ndcg.GRADE=GAIN` table."
-    if table:
-        mapping = dict(table)
-        return np.array([mapping.get(float(g), float(g)) for g in grades])
-    return np.asarray(resolve_policy("gain", convention.gain)(grades), dtype=float)
-
-def tie_order(lines: pd.DataFrame, gains, worst: bool) -> pd.DataFrame:
-    """A run of `lines` (as the private helper _lines reads them) whose ties are broken against the run (`worst`: smallest gain first) or for
-    it (largest first), with distinct scores, so that every tie rule scores this one order."""
-    ordered = lines.assign(gain=np.asarray(gains, dtype=float)).sort_values(
-        ["query", "score", "gain"], ascending=[True, False, worst], kind="stable")
-    return pd.DataFrame({"query": ordered["query"].to_numpy(), "doc": ordered["doc"].to_numpy(),
-                         "score": -ordered.groupby("query", sort=False).cumcount().to_numpy(dtype=float)})
-
-# %% ../nbs/18_compare.ipynb #ed5f29d7
-def _unjudged_as_max(qrels: pd.DataFrame, lines: pd.DataFrame, k: int | None, grade: float) -> pd.DataFrame:
-    "The qrels with a judgment of `grade` for each retrieved document in the top `k` that the convention treats as unjudged."
-    top = lines[~lines["judged"] & ((lines["rank"] <= k) if k is not None else True)]
-    base = pd.DataFrame({"query": qrels["query"].astype(str).to_numpy(), "doc": qrels["doc"].astype(str).to_numpy(),
-                         "relevance": qrels["relevance"].to_numpy(dtype=float)})
-    added = pd.MultiIndex.from_arrays([top["query"], top["doc"]])
-    base = base[~pd.MultiIndex.from_arrays([base["query"], base["doc"]]).isin(added)]   # a negative judgment is replaced
-    return pd.concat([base, pd.DataFrame({"query": top["query"].to_numpy(), "doc": top["doc"].to_numpy(),
-                                          "relevance": grade})], ignore_index=True)
-
-def _judged_fraction(lines: pd.DataFrame, k: int | None) -> pd.Series:
-    "Per query, the share of its top `k` retrieved documents (all of them for k=None) counted as judged."
-    top = lines if k is None else lines[lines["rank"] <= k]
-    return top.groupby("query", sort=False)["judged"].mean()
-
-@dataclass
-class Bounds:
-    "NDCG values beside the range the tie order and the unjudged documents leave open."
-    per_query: pd.DataFrame
-    aggregate: pd.DataFrame
-    convention: Convention
-    max_grade: float
-
-BOUND_COLUMNS = ["value", "tie_low", "tie_high", "unjudged_zero", "unjudged_max", "judged_fraction"]
-
-def bounds(qrels, run, measures=("ndcg",), *, preset="trec_eval", max_grade: float | None = None,
-           qrels_duplicates: str = "error", **overrides) -> Bounds:
-    """Beside each value, per query and mean: the lowest and highest NDCG over all orders of tied documents, NDCG
-    with the unjudged documents of the top k as non-relevant and as `max_grade` (default: the highest grade in
-    the qrels), and the judged share of the top k (of the documents retrieved there)."""
-    convention = resolve_convention(preset, **overrides)
-    qrels, run = as_qrels(qrels, duplicates=qrels_duplicates), as_run(run)
-    measures = (measures,) if isinstance(measures, str) else tuple(measures)
-    wanted = [m for name in measures for m in parse_measure(name)]
-    base = evaluate(qrels, run, measures, preset=convention)
-    lines = _lines(qrels, run, convention)
-    max_grade = float(qrels["relevance"].max()) if max_grade is None else float(max_grade)
-    as_given, zero = convention.replace(ties="input"), convention.replace(unjudged="zero")
-    scenarios = {"tie_low": [], "tie_high": [], "unjudged_zero": [evaluate(qrels, run, measures, preset=zero)],
-                 "unjudged_max": []}
-    for table in dict.fromkeys(m.gains for m in wanted):        # measures with their own gains order ties their way
-        names = [m.name for m in wanted if m.gains == table]
-        gains = _gains(lines["grade"].to_numpy(), convention, table)
-        scenarios["tie_low"].append(evaluate(qrels, tie_order(lines, gains, True), names, preset=as_given))
-        scenarios["tie_high"].append(evaluate(qrels, tie_order(lines, gains, False), names, preset=as_given))
-    for k in dict.fromkeys(m.k for m in wanted):
-        names = [m.name for m in wanted if m.k == k]
-        scenarios["unjudged_max"].append(evaluate(_unjudged_as_max(qrels, lines, k, max_grade), run, names, preset=zero))
-    key = ["query", "measure"]
-    per_query = base.per_query[key + ["value", "counted"]]
-    aggregate = base.aggregate[["measure", "value", "n_queries"]]
-    for label, evaluations in scenarios.items():
-        rows = pd.concat([e.per_query[key + ["value"]] for e in evaluations]).rename(columns={"value": label})
-        per_query = per_query.merge(rows, on=key, how="left")
-        means = pd.concat([e.aggregate[["measure", "value"]] for e in evaluations]).rename(columns={"value": label})
-        aggregate = aggregate.merge(means, on="measure", how="left")
-    shares = pd.concat([_judged_fraction(lines, m.k).rename("judged_fraction").rename_axis("query").reset_index()
-                        .assign(measure=m.name) for m in wanted])
-    per_query = per_query.merge(shares, on=key, how="left")
-    counted = per_query[per_query["counted"]].groupby("measure")["judged_fraction"].mean()
-    aggregate = aggregate.merge(counted.reset_index(), on="measure", how="left")
-    return Bounds(per_query[key + BOUND_COLUMNS + ["counted"]], aggregate[["measure"] + BOUND_COLUMNS + ["n_queries"]],
-                  convention, max_grade)
-
-# %% ../nbs/18_compare.ipynb #7e8e1020
-@dataclass
-class PresetDifference:
-    "Where two conventions disagree on one measure, query by query, and the convention field behind each difference."
-    measure: str
-    convention_a: Convention
-    convention_b: Convention
-    fields: pd.DataFrame
-    queries: pd.DataFrame
-    mean_a: float
-    mean_b: float
-
-def _counted_values(evaluation: Evaluation, measure: str) -> pd.Series:
-    "Per-query values of one measure, NaN for the queries its mean does not count."
-    rows = evaluation.per_query[evaluation.per_query.measure == measure].set_index("query")
-    return rows["value"].where(rows["counted"])
-
-def _shown(value) -> str:
-    return f"{value[0]}:{value[1]}" if isinstance(value, tuple) else str(value)
-
-def _causes(effects: dict, difference: pd.Series, status: pd.Series, tolerance: float) -> np.ndarray:
-    """Per query, the field whose switch alone moves it most (a change of counted status counts as infinite), with
-    how many others move it too; "interaction" when none does alone but the presets differ."""
-    if not effects:
-        moved, size = np.zeros((len(difference), 0), dtype=bool), np.zeros((len(difference), 0))
-    else:
-        flips = np.column_stack([f.to_numpy(dtype=bool) for _, f in effects.values()])
-        change = np.column_stack([np.abs(e.to_numpy(dtype=float)) for e, _ in effects.values()])
-        moved = flips | (change > tolerance)
-        size = np.where(flips, np.inf, np.where(moved, change, -np.inf))
-    names = np.array(list(effects), dtype=object)
-    count = moved.sum(axis=1)
-    biggest = names[size.argmax(axis=1)] if len(names) else np.full(len(difference), "", dtype=object)
-    more = np.where(count > 1, np.char.add(" (+", np.char.add((count - 1).astype(str), " more)")), "")
-    apart = (np.abs(difference.to_numpy(dtype=float)) > tolerance) | status.to_numpy(dtype=bool)
-    return np.where(count > 0, biggest.astype(str) + more, np.where(apart, "interaction", "")).astype(object)
-
-def explain_presets(qrels, run, preset_a="trec_eval", preset_b="sklearn", measure: str = "ndcg_cut_10", *,
-                    top: int | None = 10, tolerance: float = 1e-12) -> PresetDifference:
-    "The `top` queries on which two presets differ most on `measure`, each with the convention field that makes it."
-    a, b = resolve_convention(preset_a), resolve_convention(preset_b)
-    found = parse_measure(measure)
-    if len(found) != 1:
-        raise UsageError(f"explain_presets takes one measure; {measure!r} names {len(found)}")
-    name = found[0].name
-    qrels, run = as_qrels(qrels), as_run(run)
-    differing = [f.name for f in dataclasses.fields(Convention)
-                 if f.name != "preset" and getattr(a, f.name) != getattr(b, f.name)]
-    result_a, result_b = evaluate(qrels, run, measure, preset=a), evaluate(qrels, run, measure, preset=b)
-    queries = pd.DataFrame({"value_a": _counted_values(result_a, name), "value_b": _counted_values(result_b, name)})
-    queries = queries.rename_axis("query")
-    status = queries["value_a"].isna() != queries["value_b"].isna()
-    queries["difference"] = queries["value_b"].fillna(0.0) - queries["value_a"].fillna(0.0)
-    effects, field_rows = {}, []
-    for field_name in differing:
-        switched = evaluate(qrels, run, measure, preset=a.replace(**{field_name: getattr(b, field_name)}))
-        values = _counted_values(switched, name).reindex(queries.index)
-        effects[field_name] = (values - queries["value_a"], values.isna() != queries["value_a"].isna())
-        field_rows.append({"field": field_name, "a": _shown(getattr(a, field_name)), "b": _shown(getattr(b, field_name)),
-                           "mean_effect": switched.value(name) - result_a.value(name)})
-    queries["cause"] = _causes(effects, queries["difference"], status, tolerance)
-    queries["counted"] = np.where(status, np.where(queries["value_a"].isna(), "b only", "a only"), "both")
-    for field_name, (effect, _) in effects.items():
-        queries[field_name] = effect
-    size = queries["difference"].abs()
-    order = pd.DataFrame({"status": status, "size": size})[(size > tolerance) | status]
-    shown = queries.loc[order.sort_values(["status", "size"], ascending=False, kind="stable").index]
-    return PresetDifference(name, a, b, pd.DataFrame(field_rows, columns=["field", "a", "b", "mean_effect"]),
-                            (shown.head(top) if top else shown).reset_index(), result_a.value(name),
-                            result_b.value(name))
-
-# %% ../nbs/18_compare.ipynb #7b034e95
-def compare_report(qrels, runs, measures=("ndcg", "ndcg_cut_10"), *, format: str = "text", marker_test: str = "t",
-                   plot: str | Path | None = None, decimals: int = 4, preset="trec_eval", overrides: dict | None = None,
-                   **options) -> str:
-    """The means of each run (`*`: significant against the baseline under `marker_test`) and the table of tests,
-    in `format`; `plot` saves the per-query difference plot of each run on the first measure to that file."""
-    evaluated = evaluate_runs(qrels, runs, measures, preset=preset, **(overrides or {}))
-    table = evaluated.compare(**options)
-    if plot is not None:
-        import matplotlib.pyplot as plt
-        others = [r for r in evaluated.runs if r != table.attrs.get("baseline", evaluated.runs[0])]
-        figure, axes = plt.subplots(len(others), 1, figsize=(8, 3.2 * max(len(others), 1)), squeeze=False)
-        for ax, run in zip(axes[:, 0], others):
-            evaluated.plot_differences(run, evaluated.measures[0], baseline=table.attrs.get("baseline"), ax=ax)
-        figure.tight_layout()
-        figure.savefig(plot)
-        plt.close(figure)
-    if format in ("csv", "json"):
-        return render(table, format, decimals, index=False)
-    means = render(summary_table(evaluated, table, marker_test, decimals), format, decimals)
-    shown = table.drop(columns=["correction"])
-    note = (f"* p < {table.attrs.get('alpha', 0.05)} under the {marker_test} test against "
-            f"{table.attrs.get('baseline', evaluated.runs[0])}, {table.attrs.get('correction', 'none')} correction; "
-            f"convention {evaluated.convention.preset}")
-    if format == "latex":
-        note = "% " + note
-    return f"{means}\n\n{note}\n\n{render(shown, format, decimals, index=False)}"
-
-def bounds_report(qrels, run, measures=("ndcg", "ndcg_cut_10"), *, format: str = "text", per_query: bool = False,
-                  decimals: int = 4, preset="trec_eval", max_grade: float | None = None, **overrides) -> str:
-    "Each value beside its tie bounds, its unjudged-as-0 and unjudged-as-max values and the judged share, in `format`."
-    result = bounds(qrels, run, measures, preset=preset, max_grade=max_grade, **overrides)
-    frame = result.per_query.drop(columns=["counted"]) if per_query else result.aggregate
-    return render(frame, format, decimals, index=False)
-
-def explain_presets_report(qrels, run, preset_a="trec_eval", preset_b="sklearn", measure: str = "ndcg_cut_10", *,
-                           top: int | None = 10, format: str = "text", decimals: int = 4) -> str:
-    "Each differing convention field with its effect on the mean, then the queries that differ most and why."
-    why = explain_presets(qrels, run, preset_a, preset_b, measure, top=top)
-    if format in ("csv", "json"):
-        return render(why.queries, format, decimals, index=False)
-    head = (f"{why.measure}: {why.convention_a.preset} {why.mean_a:.{decimals}f}, {why.convention_b.preset} "
-            f"{why.mean_b:.{decimals}f} (difference {why.mean_b - why.mean_a:+.{decimals}f})")
-    fields = render(why.fields, format, decimals, index=False) if len(why.fields) else "(the conventions are the same)"
-    queries = render(why.queries, format, decimals, index=False) if len(why.queries) else "(no query differs)"
-    return f"{head}\n\n{fields}\n\n{queries}"
+def __getattr__(name: str):
+    "A name that moved to another module in 0.4, still importable from here with a warning until 0.5."
+    if name not in _MOVED:
+        raise AttributeError(f"module 'ndcg_nb.compare' has no attribute {name!r}")
+    warnings.warn(f"ndcg_nb.compare.{name} moved to ndcg_nb.{_MOVED[name]}.{name}; the old name goes in 0.5",
+                  DeprecationWarning, stacklevel=2)
+    return getattr(importlib.import_module(f"ndcg_nb.{_MOVED[name]}"), name)

@@ -14,10 +14,12 @@ import pandas as pd
 import pyarrow as pa
 
 from .errors import InputError, NdcgError, UsageError
-from .evaluation import Evaluation, parse_measure, resolve_convention
-from .evaluation import evaluate as evaluate_in_memory
-from .plugins import ENTRY_POINT_GROUP, _NDCG_NB, PluginError, list_plugins, policies_of, resolve_policy
-from .runs import TrecFormatError, _checked_text, _ids, _numeric, _split
+from .measures import parse_measure
+from .resolution import resolve_convention
+from .scoring import Evaluation
+from .scoring import score_run as evaluate_in_memory
+from .plugins import ENTRY_POINT_GROUP, NDCG_NB_PLUGINS, PluginError, list_plugins, policies_of, resolve_policy
+from .runs import TrecFormatError, checked_text, id_categories, numeric_column, split_lines
 
 # %% auto #0
 __all__ = ['MissingExtraError', 'evaluate', 'evaluate_on_dask', 'evaluate_spark']
@@ -47,10 +49,10 @@ def _union_meta() -> pd.DataFrame:
                          "is_run": pd.Series([], dtype=bool)})
 
 def _as_text(ids: pd.Series, what: str, name: str) -> np.ndarray:
-    "Ids as text, printed as `as_run` prints them (`_ids`)."
+    "Ids as text, printed as `as_run` prints them (`id_categories`)."
     if isinstance(ids.dtype, pd.StringDtype) and not ids.hasnans:
         return ids.to_numpy()
-    codes = _ids(ids.reset_index(drop=True), what, name)
+    codes = id_categories(ids.reset_index(drop=True), what, name)
     return np.asarray(codes.categories, dtype=object)[codes.codes]
 
 def _union_rows(frame: pd.DataFrame, kind: str, partition_info=None) -> pd.DataFrame:
@@ -59,7 +61,7 @@ def _union_rows(frame: pd.DataFrame, kind: str, partition_info=None) -> pd.DataF
     what, value = f"{kind} frame (partition {number})", _VALUE[kind]
     checked = pd.DataFrame({"query": _as_text(frame["query"], what, "query"),
                             "doc": _as_text(frame["doc"], what, "doc"), "line": np.arange(len(frame))})
-    values = _numeric(checked, frame[value].to_numpy(), what, value, "row")
+    values = numeric_column(checked, frame[value].to_numpy(), what, value, "row")
     return pd.DataFrame({"query": pd.array(checked["query"], dtype="str"), "doc": pd.array(checked["doc"], dtype="str"),
                          "value": values, "order": number * _ROWS_PER_PARTITION + np.arange(len(frame), dtype=np.int64),
                          "is_run": np.full(len(frame), kind == "run")})
@@ -69,7 +71,7 @@ def _trec_rows(raw: bytes, kind: str, source: str, number: int) -> pd.DataFrame:
     "The lines of one block of a TREC qrels or run file as rows of the shuffled table."
     where = source if number == 0 else f"{source} (block {number}; lines counted from the block's start)"
     try:
-        raw = _checked_text(raw, where)
+        raw = checked_text(raw, where)
     except TrecFormatError as exc:
         if raw[:2] != b"\x1f\x8b":
             raise
@@ -77,9 +79,9 @@ def _trec_rows(raw: bytes, kind: str, source: str, number: int) -> pd.DataFrame:
                               "whole rather than in blocks") from None
     if not raw.strip():
         return _union_meta()
-    table, lines, _ = _split(raw, kind, where)
+    table, lines, _ = split_lines(raw, kind, where)
     query, doc = table.column("query").to_pandas(), table.column("doc").to_pandas()
-    values = _numeric(pd.DataFrame({"query": query, "doc": doc, "line": lines}), table.column(2), where,
+    values = numeric_column(pd.DataFrame({"query": query, "doc": doc, "line": lines}), table.column(2), where,
                       _VALUE[kind])
     return pd.DataFrame({"query": pd.array(query, dtype="str"), "doc": pd.array(doc, dtype="str"), "value": values,
                          "order": number * _ROWS_PER_PARTITION + np.arange(len(values), dtype=np.int64),
@@ -170,12 +172,12 @@ def _needed_plugins(convention, wanted) -> dict[str, str]:
     families = policies_of("measure")
     for measure in wanted:
         family = measure.name.split("@")[0]
-        if family in families and families[family].plugin not in _NDCG_NB:
+        if family in families and families[family].plugin not in NDCG_NB_PLUGINS:
             needed.setdefault(families[family].plugin, f"measure {family!r}")
     for conv in {convention, *(resolve_convention(convention, **dict(m.overrides)) for m in wanted if m.overrides)}:
         for kind in _POLICY_KINDS:
             policy = resolve_policy(kind, getattr(conv, kind)).policy
-            if policy.plugin not in _NDCG_NB:
+            if policy.plugin not in NDCG_NB_PLUGINS:
                 needed.setdefault(policy.plugin, f"the {kind} policy {policy.name!r}")
     return needed
 

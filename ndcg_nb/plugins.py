@@ -22,10 +22,10 @@ from . import hookspecs, policies, presets
 from .errors import NdcgError, NdcgWarning, UsageError
 
 # %% auto #0
-__all__ = ['KINDS', 'ENTRY_POINT_GROUP', 'BUILTINS', 'BUILTIN_PRESETS', 'LOAD_PLUGINS_VARIABLE', 'PluginError',
+__all__ = ['KINDS', 'ENTRY_POINT_GROUP', 'BUILTINS', 'BUILTIN_PRESETS', 'NDCG_NB_PLUGINS', 'LOAD_PLUGINS_VARIABLE', 'PluginError',
            'UnknownPolicyError', 'PolicyConflictError', 'PluginWarning', 'Policy', 'plugin_manager', 'load_plugins',
-           'register_plugin', 'unregister_plugin', 'policies_of', 'list_plugins', 'parse_policy_spec', 'check_output',
-           'BoundPolicy', 'resolve_policy']
+           'register_plugin', 'unregister_plugin', 'policies_of', 'list_plugins', 'parse_value', 'parse_policy_spec',
+           'check_output', 'BoundPolicy', 'resolve_policy']
 
 # %% ../nbs/04_plugins.ipynb #7585e111
 KINDS = ("gain", "discount", "truncation", "normalization", "preset", "measure")
@@ -35,7 +35,7 @@ _ARRAY_ARGUMENTS = {"gain": 1, "discount": 1, "truncation": 3, "normalization": 
 ENTRY_POINT_GROUP = "ndcg_nb"
 BUILTINS = "ndcg_nb.builtins"
 BUILTIN_PRESETS = "ndcg_nb.presets"
-_NDCG_NB = (BUILTINS, BUILTIN_PRESETS)
+NDCG_NB_PLUGINS = (BUILTINS, BUILTIN_PRESETS)
 LOAD_PLUGINS_VARIABLE = "NDCG_NB_LOAD_PLUGINS"
 
 class PluginError(NdcgError):
@@ -81,7 +81,7 @@ class Policy:
 def _plugin_version(plugin, name: str, dist_version: str | None = None) -> str | None:
     if dist_version is not None:
         return dist_version
-    if name in _NDCG_NB:
+    if name in NDCG_NB_PLUGINS:
         from ndcg_nb import __version__
         return __version__
     version = getattr(plugin, "__version__", None)
@@ -170,7 +170,7 @@ class _Registry:
             try:
                 provided = _collect(manager, plugin)
             except _Refusal as exc:
-                if plugin in _NDCG_NB:
+                if plugin in NDCG_NB_PLUGINS:
                     raise
                 self.failed[plugin] = exc.reason
                 continue
@@ -190,7 +190,7 @@ class _Registry:
     def _settle(self, kind: str, name: str, claimants: list[Policy]):
         "Who gets `name`: the one claimant; else the one with override=True; else a built-in; else nobody."
         overriding = [p for p in claimants if p.override]
-        builtin = [p for p in claimants if p.plugin in _NDCG_NB]
+        builtin = [p for p in claimants if p.plugin in NDCG_NB_PLUGINS]
         winners = overriding or builtin or claimants
         what = f"{kind} {name!r}"
         if len(winners) > 1:
@@ -417,7 +417,7 @@ def unregister_plugin(plugin) -> None:
     name = plugin if isinstance(plugin, str) else manager.get_name(plugin)
     if name is None or not manager.has_plugin(name):
         raise PluginError(f"no plugin {plugin!r} is registered")
-    if name in _NDCG_NB:
+    if name in NDCG_NB_PLUGINS:
         raise PluginError("the built-in policies cannot be unregistered; override them instead")
     manager.unregister(name=name)
     _sources.pop(name, None)
@@ -451,10 +451,10 @@ def list_plugins() -> list[dict[str, Any]]:
     return rows
 
 # %% ../nbs/04_plugins.ipynb #856bdb81
-def _parse_value(text: str):
+def parse_value(text: str):
     text = text.strip()
     if "," in text:
-        return [_parse_value(part) for part in text.split(",") if part.strip()]
+        return [parse_value(part) for part in text.split(",") if part.strip()]
     for convert in (int, float):
         try:
             return convert(text)
@@ -474,7 +474,7 @@ def parse_policy_spec(spec) -> tuple[str, dict]:
         key, equals, value = assignment.partition("=")
         if not equals or not key.strip():
             raise UsageError(f"cannot read parameter {assignment!r} in policy {spec!r}; write key=value")
-        params[key.strip()] = _parse_value(value)
+        params[key.strip()] = parse_value(value)
     return name.strip(), params
 
 # %% ../nbs/04_plugins.ipynb #798301bd
@@ -540,7 +540,7 @@ class BoundPolicy:
         text = self.policy.name
         if self.params:
             text += ":" + ";".join(f"{k}={show(v)}" for k, v in self.params.items())
-        return text if self.policy.plugin in _NDCG_NB else f"{text} [plugin {self.policy.plugin}]"
+        return text if self.policy.plugin in NDCG_NB_PLUGINS else f"{text} [plugin {self.policy.plugin}]"
 
     @property
     def context(self) -> tuple[str, ...]:

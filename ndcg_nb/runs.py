@@ -20,7 +20,8 @@ import pyarrow.csv as pa_csv
 from .errors import InputError, UsageError
 
 # %% auto #0
-__all__ = ['QRELS_DUPLICATES', 'SAMPLE_QRELS', 'SAMPLE_RUN', 'TrecFormatError', 'read_qrels', 'read_run', 'as_qrels', 'as_run']
+__all__ = ['QRELS_DUPLICATES', 'SAMPLE_QRELS', 'SAMPLE_RUN', 'TrecFormatError', 'checked_text', 'split_lines', 'numeric_column',
+           'read_qrels', 'read_run', 'id_categories', 'as_qrels', 'as_run']
 
 # %% ../nbs/11_runs.ipynb #9297daa9
 class TrecFormatError(InputError):
@@ -31,9 +32,9 @@ _FIELDS = {"qrels": ("query", "iter", "doc", "relevance"),
 
 def _read_bytes(path) -> bytes:
     "The bytes of the file at `path`, gunzipped if they start with gzip's magic number; checked to be UTF-8."
-    return _checked_text(Path(path).read_bytes(), path)
+    return checked_text(Path(path).read_bytes(), path)
 
-def _checked_text(raw: bytes, source) -> bytes:
+def checked_text(raw: bytes, source) -> bytes:
     "`raw` (read from `source`) gunzipped if it starts with gzip's magic number, lines ended by \\n, checked to be UTF-8."
     if raw[:2] == b"\x1f\x8b":
         try:
@@ -116,7 +117,7 @@ def _normalise(raw: bytes, names, source: str, kind: str) -> tuple[bytes, np.nda
     return out[np.cumsum(keep[:-1], dtype=np.int8).view(bool)].tobytes(), line_of[heads] + 1
 
 # %% ../nbs/11_runs.ipynb #f2c81d3e
-def _split(raw: bytes, kind: str, source: str) -> tuple[pa.Table, np.ndarray, bytes]:
+def split_lines(raw: bytes, kind: str, source: str) -> tuple[pa.Table, np.ndarray, bytes]:
     "The query, doc and value of each line of `raw` as arrow strings; their line numbers; the text parsed."
     names = _FIELDS[kind]
     wanted = ["query", "doc", names[-1] if kind == "qrels" else "score"]
@@ -143,7 +144,7 @@ def _encode(column: pa.ChunkedArray) -> pd.Categorical:
     return _categorical(encoded.indices.to_numpy(), encoded.dictionary.to_pandas())
 
 # %% ../nbs/11_runs.ipynb #6a0e4b77
-def _numeric(frame: pd.DataFrame, raw, source: str, what: str, where: str = "line") -> np.ndarray:
+def numeric_column(frame: pd.DataFrame, raw, source: str, what: str, where: str = "line") -> np.ndarray:
     "`raw` (arrow strings, or numbers of any dtype) as finite floats, or an error naming the first that is not."
     values = None
     if isinstance(raw, (pa.Array, pa.ChunkedArray)):
@@ -195,7 +196,7 @@ def _tidy_frame(query: pd.Categorical, doc: pd.Categorical, raw, line: np.ndarra
     "ndcg_nb's columns from categorical ids, raw values and line numbers; duplicates handled by `duplicates`."
     value = "relevance" if kind == "qrels" else "score"
     frame = pd.DataFrame({"query": query, "doc": doc, "line": np.asarray(line, dtype=np.int64)})
-    frame.insert(2, value, _numeric(frame, raw, what or source, value, where))
+    frame.insert(2, value, numeric_column(frame, raw, what or source, value, where))
     if duplicates is not None:
         frame = _duplicates(frame, source, kind, where, duplicates).reset_index(drop=True)
     if kind == "run":
@@ -205,7 +206,7 @@ def _tidy_frame(query: pd.Categorical, doc: pd.Categorical, raw, line: np.ndarra
 
 def _read(path, kind: str, duplicates: str = "error") -> pd.DataFrame:
     source = str(path)
-    table, lines, text = _split(_read_bytes(path), kind, source)
+    table, lines, text = split_lines(_read_bytes(path), kind, source)
     frame = _tidy_frame(_encode(table["query"]), _encode(table["doc"]), table.column(2), lines, kind, source,
                         duplicates=duplicates)
     if kind == "run":
@@ -226,7 +227,7 @@ SAMPLE_QRELS = Path(str(importlib.resources.files("ndcg_nb") / "data" / "sample.
 SAMPLE_RUN = Path(str(importlib.resources.files("ndcg_nb") / "data" / "sample.run"))
 
 # %% ../nbs/11_runs.ipynb #d1847a35
-def _ids(values: pd.Series, what: str, name: str) -> pd.Categorical:
+def id_categories(values: pd.Series, what: str, name: str) -> pd.Categorical:
     "Ids of any dtype as string categories, printed as `astype(str)` prints them, each distinct value once."
     codes, uniques = pd.factorize(values)
     if len(codes) and codes.min() < 0:
@@ -246,7 +247,7 @@ def _from_frame(frame: pd.DataFrame, columns: dict[str, str], value: str, kind: 
                               f"{', '.join(map(str, frame.columns))}. Name the columns with "
                               f"query=, doc=, {value}=")
     what = f"{kind} frame"
-    return _tidy_frame(_ids(frame[columns["query"]], what, "query"), _ids(frame[columns["doc"]], what, "doc"),
+    return _tidy_frame(id_categories(frame[columns["query"]], what, "query"), id_categories(frame[columns["doc"]], what, "doc"),
                        frame[columns[value]].to_numpy(), np.arange(len(frame)), kind, kind, "row", duplicates, what)
 
 def _from_dict(nested: dict, value: str, kind: str) -> pd.DataFrame:
@@ -255,12 +256,12 @@ def _from_dict(nested: dict, value: str, kind: str) -> pd.DataFrame:
         raise TrecFormatError(f"{kind} dict must map each query to a dict {{doc: {value}}}")
     what = f"{kind} dict"
     counts = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
-    queries = _ids(pd.Series(list(nested), dtype=object), what, "query")
+    queries = id_categories(pd.Series(list(nested), dtype=object), what, "query")
     query = _categorical(np.repeat(queries.codes, counts), queries.categories)
-    doc = _ids(pd.Series(list(itertools.chain.from_iterable(inner)), dtype=object), what, "doc")
+    doc = id_categories(pd.Series(list(itertools.chain.from_iterable(inner)), dtype=object), what, "doc")
     try:
         values = np.fromiter(itertools.chain.from_iterable(map(dict.values, inner)), dtype=float, count=len(doc))
-    except (TypeError, ValueError):   # not all numbers: _numeric names the first that is not
+    except (TypeError, ValueError):   # not all numbers: numeric_column names the first that is not
         values = np.array(list(itertools.chain.from_iterable(map(dict.values, inner))), dtype=object)
     # a dict cannot hold one (query, doc) twice: no duplicate check
     return _tidy_frame(query, doc, values, np.arange(len(values)), kind, kind, "row", None, what)

@@ -15,7 +15,7 @@ from .core import TIE_RULES, policy_gains, one_ranking_serves, ndcg_ratio, disco
 from .batch import Batch
 from .segments import list_ids, offsets_from_lengths, positions_in_lists, run_mean, uniform_length
 from .errors import InputError, InputTypeError, UsageError
-from .evaluation import resolve_convention
+from .resolution import apply_grade_rules, resolve_convention
 from .plugins import BoundPolicy, resolve_policy
 from .presets import Convention
 
@@ -62,14 +62,7 @@ class TrainingPolicies:
 
     def grades(self, labels: np.ndarray) -> np.ndarray:
         "Labels as the convention grades them (whole part, negative and low grades as 0)."
-        grades = np.asarray(labels, dtype=float)
-        if self.integer_grades:
-            grades = np.trunc(grades)
-        if self.negative == "zero":
-            grades = np.where(grades < 0, 0.0, grades)
-        if self.min_grade is not None:
-            grades = np.where(grades < float(self.min_grade), 0.0, grades)
-        return grades
+        return apply_grade_rules(labels, self)[0]
 
     def scores(self, scores: np.ndarray) -> np.ndarray:
         return scores.astype(np.float32).astype(float) if self.float32_scores else scores
