@@ -8,8 +8,8 @@ __all__ = []
 
 # %% ../nbs/99_package.ipynb #dbb0a16d
 from .hookspecs import hookimpl
-from .plugins import (PluginError, PolicyConflictError, UnknownPolicyError, list_plugins,
-                             register_plugin, unregister_plugin)
+from .plugins import list_plugins, register_plugin, unregister_plugin
+from .errors import PluginError, PolicyConflictError, UnknownPolicyError
 from .core import cg, dcg, idcg, ndcg, ndcg_dataset, DatasetScore
 from .explain import explain
 from .precision import average_precision, precision_at_k

@@ -12,7 +12,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .plugins import BoundPolicy, PluginError, check_output, resolve_policy
+from .plugins import BoundPolicy, resolve_policy
+from .errors import PluginError
+from .policy_checks import check_finite_sums, check_output, check_truncation_source, check_values
 from .errors import InputError, NdcgWarning, UsageError
 from .policies import (ZERO_IDCG_POLICIES, check_depth, cut_truncation, judged_normalization,
                              retrieved_normalization)
@@ -20,9 +22,8 @@ from .batch import Batch, as_batch
 from .segments import group_mean, list_ids, offsets_from_lengths, positions_in_lists, run_mean, segment_sum, sorted_desc, tie_runs, uniform_length
 
 # %% auto #0
-__all__ = ['TIE_RULES', 'Scores', 'policy_gains', 'check_truncation_source', 'discount_weights', 'score_batch', 'ndcg_ratio',
-           'one_or_many', 'cg', 'dcg', 'idcg', 'ndcg', 'DepthScore', 'one_ranking_serves', 'score_depths',
-           'DatasetScore', 'ndcg_dataset']
+__all__ = ['TIE_RULES', 'Scores', 'policy_gains', 'discount_weights', 'score_batch', 'ndcg_ratio', 'one_or_many', 'cg', 'dcg',
+           'idcg', 'ndcg', 'DepthScore', 'one_ranking_serves', 'score_depths', 'DatasetScore', 'ndcg_dataset']
 
 # %% ../nbs/07_core.ipynb #783897c2
 TIE_RULES = ("average", "input", "worst", "best")
@@ -61,25 +62,14 @@ class Scores:
     def ideal_lengths(self) -> np.ndarray:
         return np.diff(self.ideal_offsets)
 
-# %% ../nbs/07_core.ipynb #47b87872
+# %% ../nbs/07_core.ipynb #d25a4be9
 def _policies(gain, discount, truncation) -> tuple[BoundPolicy, BoundPolicy, BoundPolicy]:
     bound = []
     for kind, spec in (("gain", gain), ("discount", discount), ("truncation", truncation)):
         bound.append(spec if isinstance(spec, BoundPolicy) else resolve_policy(kind, spec))
     return tuple(bound)
 
-def _checked(policy: BoundPolicy, values, shape, what: str) -> np.ndarray:
-    name = f"{policy.policy.kind} policy {policy.policy.name!r} from plugin {policy.policy.plugin!r}"
-    try:
-        out = np.asarray(values, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise PluginError(f"{name} returned {type(values).__name__}, not numbers") from exc
-    if out.shape != shape:
-        raise PluginError(f"{name} returned shape {out.shape} for {what} of shape {shape}")
-    if not np.isfinite(out).all():
-        raise PluginError(f"{name} returned a non-finite value ({out[~np.isfinite(out)][0]}) for {what}")
-    return out
-
+# %% ../nbs/07_core.ipynb #039e8c2a
 def _max_per_list(grades: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     "The largest grade of each list (0 for an empty list)."
     lengths = np.diff(offsets)
@@ -89,6 +79,7 @@ def _max_per_list(grades: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         out[filled] = np.maximum.reduceat(grades, offsets[:-1][filled])
     return out
 
+# %% ../nbs/07_core.ipynb #003cefb9
 def policy_gains(gain: BoundPolicy, *parts: np.ndarray, lists=None, max_grades=None) -> list[np.ndarray]:
     """Step 1: one call of the gain policy on several flat arrays of grades; the gains split back. For a gain
     that asks for context, `lists` holds the list index of each part's grades and `max_grades` each list's best."""
@@ -96,9 +87,10 @@ def policy_gains(gain: BoundPolicy, *parts: np.ndarray, lists=None, max_grades=N
     context = None
     if gain.context:
         context = {"list_index": np.concatenate(lists) if len(parts) > 1 else lists[0], "max_grades": max_grades}
-    gains = _checked(gain, gain(flat, context=context), flat.shape, "the grades")
+    gains = check_values(gain, gain(flat, context=context), flat.shape, "the grades")
     return np.split(gains, np.cumsum([len(p) for p in parts])[:-1])
 
+# %% ../nbs/07_core.ipynb #c2703e51
 def _rank(batch: Batch, gains: np.ndarray, k, ties: str, tie_groups, detail: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     "Step 2: the index of each ranked document in the input (cut to `k` where safe), its gain, and the offsets."
     if tie_groups is not None:
@@ -132,32 +124,7 @@ def _rank(batch: Batch, gains: np.ndarray, k, ties: str, tie_groups, detail: boo
     ranked[at_cut] = np.repeat(boundary_mean, keep)[at_cut]
     return index, ranked, offsets
 
-# %% ../nbs/07_core.ipynb #149295d5
-def check_truncation_source(name: str, source, new_grades, new_offsets, grades, offsets, what: str) -> np.ndarray:
-    "The `source` a truncation returned: each kept document from its own list, in order, with its grade."
-    try:
-        source = np.asarray(source)
-        if source.dtype.kind not in "iu":
-            raise TypeError
-        source = source.astype(np.int64)
-    except (TypeError, ValueError):
-        raise PluginError(f"{name} returned a source that is not an array of integer positions") from None
-    if source.shape != new_grades.shape:
-        raise PluginError(f"{name} returned a source of shape {source.shape} for {new_grades.size} grades")
-    kept = source >= 0
-    if (source < -1).any() or (source >= len(grades)).any():
-        raise PluginError(f"{name} returned source positions outside the {len(grades)} input grades")
-    out_list = list_ids(new_offsets)[kept]
-    if not np.array_equal(list_ids(offsets)[source[kept]], out_list):
-        raise PluginError(f"{name} moved a document of the {what} to another list")
-    same_list = np.diff(out_list) == 0
-    if (np.diff(source[kept])[same_list] <= 0).any():
-        raise PluginError(f"{name} reordered or repeated documents of the {what}; it may drop documents "
-                          "or append some, never change their order")
-    if not np.array_equal(new_grades[kept], grades[source[kept]]):
-        raise PluginError(f"{name} changed grades it kept in the {what}")
-    return source
-
+# %% ../nbs/07_core.ipynb #e8b27b1d
 def _truncate(truncation: BoundPolicy, grades: np.ndarray, offsets: np.ndarray, k, what: str, context=None):
     """Step 3: apply a truncation policy and check what it returned: of each list, a prefix (or, when it gives
     `source`, documents in their order) and documents appended, at most `k`. Returns the grades and offsets
@@ -200,6 +167,7 @@ def _truncate(truncation: BoundPolicy, grades: np.ndarray, offsets: np.ndarray, 
         raise PluginError(f"{name} returned non-finite grades for the {what}")
     return new_grades, new_offsets, kept_out, kept_in
 
+# %% ../nbs/07_core.ipynb #55ac1ed8
 def _truncation_context(truncation: BoundPolicy, known: dict | None, index: np.ndarray, scores, ideal: bool):
     "What a truncation that asks for context receives: per-document arrays in the order it sees the documents."
     if not truncation.context:
@@ -209,6 +177,7 @@ def _truncation_context(truncation: BoundPolicy, known: dict | None, index: np.n
     return {"doc_ids": pick(known.get("doc_ids")), "judged": pick(known.get("judged")),
             "scores": pick(known.get("scores", scores)), "ideal": ideal}
 
+# %% ../nbs/07_core.ipynb #bff373d2
 def _ideal(pool: Batch, pool_gains: np.ndarray, truncation: BoundPolicy, k, detail: bool = True, known=None):
     """Step 4a: the harmless pool documents by decreasing gain, truncated. Returns (index into pool or -1, grades,
     offsets). `known`: per-document context of the pool (document ids, judged flags) for the truncation."""
@@ -225,6 +194,7 @@ def _ideal(pool: Batch, pool_gains: np.ndarray, truncation: BoundPolicy, k, deta
     source[kept_out] = index[kept_in]
     return source, grades, offsets
 
+# %% ../nbs/07_core.ipynb #b6b00b72
 def _fill_ideal(pool: Batch, pool_gains, source, grades, gains, offsets):
     "Step 4b: appended places go to the harmful judged documents that beat the fill; the ideal re-sorted by gain."
     appended = source < 0
@@ -252,25 +222,28 @@ def _fill_ideal(pool: Batch, pool_gains, source, grades, gains, offsets):
         gains, grades, source = gains[resort], grades[resort], source[resort]
     return source, grades, gains
 
+# %% ../nbs/07_core.ipynb #a273f8d6
 def discount_weights(discount: BoundPolicy, depth: int, k=None) -> np.ndarray:
     "Step 5: the discount of ranks 1..depth."
     ranks = np.arange(1, depth + 1)
     if not depth:
         return np.zeros(0)
-    weights = _checked(discount, discount(ranks, context={"k": k}), ranks.shape, f"ranks 1..{depth}")
+    weights = check_values(discount, discount(ranks, context={"k": k}), ranks.shape, f"ranks 1..{depth}")
     return check_output(discount, weights, ranks)
 
+# %% ../nbs/07_core.ipynb #f8cf32dd
 def _list_weights(discount: BoundPolicy, offsets: list, k=None) -> list[np.ndarray]:
     "Step 5, for a discount that asks for list lengths: one weight per document of every list, split by `offsets`."
     lengths = np.concatenate([np.diff(o) for o in offsets])
     ranks = positions_in_lists(offsets_from_lengths(lengths)) + 1
-    weights = _checked(discount, discount(ranks, context={"k": k, "lengths": lengths}), ranks.shape,
+    weights = check_values(discount, discount(ranks, context={"k": k, "lengths": lengths}), ranks.shape,
                        "the ranks of every list")
     if (weights < 0).any():
         raise PluginError(f"discount policy {discount.policy.name!r} from plugin {discount.policy.plugin!r} "
                           f"returned a negative weight ({weights[weights < 0][0]:g}); weights must be >= 0")
     return np.split(weights, np.cumsum([o[-1] for o in offsets])[:-1])
 
+# %% ../nbs/07_core.ipynb #74a59032
 def _discounted_sums(gains: np.ndarray, offsets: np.ndarray, weights: np.ndarray, per_document: bool = False) -> np.ndarray:
     "Step 6: the sum over each list of gain times the weight of its rank (or, `per_document`, of each document)."
     if per_document:
@@ -281,15 +254,7 @@ def _discounted_sums(gains: np.ndarray, offsets: np.ndarray, weights: np.ndarray
         return (gains.reshape(n, width) * weights[:width]).sum(axis=1) if width else np.zeros(n)
     return segment_sum(gains * weights[positions_in_lists(offsets)], offsets)
 
-def _check_finite_sums(dcg: np.ndarray, idcg: np.ndarray, gains: np.ndarray, single: bool):
-    "Gains too large to add up (1e308, or 2**1023 - 1 from exponential gain) overflow: say so instead of returning nan."
-    bad = ~(np.isfinite(dcg) & np.isfinite(idcg))
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0])
-        where = "the list" if single else f"list {row}"
-        raise InputError(f"DCG or IDCG of {where} overflows ({dcg[row]}, {idcg[row]}): its gains (up to "
-                         f"{np.abs(gains).max():.3g}) are too large to add up in floating point; scale the grades down")
-
+# %% ../nbs/07_core.ipynb #532e77fa
 def _worst_dcg(pool: Batch, pool_gains: np.ndarray, k, dcg_of) -> np.ndarray:
     "DCG of the worst ranking of each pool: its documents of negative gain, most harmful first, cut at `k`."
     harmful = pool_gains < 0
@@ -300,6 +265,7 @@ def _worst_dcg(pool: Batch, pool_gains: np.ndarray, k, dcg_of) -> np.ndarray:
     counts = segment_sum(keep.astype(float), offsets).astype(np.int64)
     return dcg_of(pool.grades[index[keep]], counts)
 
+# %% ../nbs/07_core.ipynb #a221f6db
 def _normalize(normalization: BoundPolicy, s: Scores, batch: Batch, pool: Batch, pool_gains, gain, discount,
                truncation, k, ties, tie_groups, own_pool: bool, max_grades, context) -> tuple[np.ndarray, np.ndarray]:
     "Step 7: the references `low` and `high` of the normalization, computing only the context it asks for."
@@ -338,6 +304,7 @@ def _normalize(normalization: BoundPolicy, s: Scores, batch: Batch, pool: Batch,
             raise PluginError(f"{name} returned a non-finite {what} reference ({values[~np.isfinite(values)][0]})")
     return low, high
 
+# %% ../nbs/07_core.ipynb #cb9f3fde
 def score_batch(batch: Batch, k: int | None = None, *, ideal: Batch | None = None, gain="linear",
                 discount="log2", truncation="cut", ties: str = "average", tie_groups: np.ndarray | None = None,
                 detail: bool = True, normalization="judged", context: dict | None = None,
@@ -394,7 +361,7 @@ def score_batch(batch: Batch, k: int | None = None, *, ideal: Batch | None = Non
         depth = int(max(np.diff(offsets).max(initial=0), np.diff(ideal_offsets).max(initial=0)))
         weights = discount_weights(discount, depth, k)
         dcg, idcg = _discounted_sums(gains, offsets, weights), _discounted_sums(ideal_gains, ideal_offsets, weights)
-    _check_finite_sums(dcg, idcg, gains, batch.single)
+    check_finite_sums(dcg, idcg, gains, batch.single)
     labels = {"gain": gain.label, "discount": discount.label, "truncation": truncation.label, "k": k,
               "ideal": "own grades" if ideal is None else "given", "normalization": normalization.label}
     if batch.scores is not None and tie_groups is None:

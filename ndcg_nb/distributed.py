@@ -18,7 +18,8 @@ from .measures import parse_measure
 from .resolution import resolve_convention
 from .scoring import Evaluation
 from .scoring import score_run as evaluate_in_memory
-from .plugins import ENTRY_POINT_GROUP, NDCG_NB_PLUGINS, PluginError, list_plugins, policies_of, resolve_policy
+from .plugins import ENTRY_POINT_GROUP, NDCG_NB_PLUGINS, list_plugins, policies_of, resolve_policy
+from .errors import PluginError
 from .runs import TrecFormatError, checked_text, id_categories, numeric_column, split_lines
 
 # %% auto #0

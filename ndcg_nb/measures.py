@@ -12,7 +12,8 @@ import warnings
 from dataclasses import dataclass
 
 from .errors import NdcgWarning, UsageError
-from .plugins import PluginError, policies_of, resolve_policy
+from .plugins import policies_of, resolve_policy
+from .errors import PluginError
 from .presets import Convention
 
 # %% auto #0

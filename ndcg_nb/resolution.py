@@ -9,7 +9,8 @@ import dataclasses
 
 import numpy as np
 
-from .plugins import PluginError, resolve_policy
+from .plugins import resolve_policy
+from .errors import PluginError
 from .presets import Convention
 
 # %% auto #0

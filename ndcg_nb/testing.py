@@ -11,10 +11,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import NdcgError
-from .core import check_truncation_source, score_batch
+from .core import score_batch
+from .policy_checks import check_truncation_source
 from .batch import as_batch
 from .segments import offsets_from_lengths
-from .plugins import KINDS, BoundPolicy, PluginError, list_plugins, policies_of, resolve_policy
+from .plugins import KINDS, BoundPolicy, list_plugins, policies_of, resolve_policy
+from .errors import PluginError
 
 _ERRORS = (NdcgError, PluginError)
 
