@@ -58,7 +58,7 @@ Method:
 
 Code (tools/ndcg_bench/, one job per module; tools/benchmark.py only calls cli.main):
   cli.py          the command line: options, which workloads, the order of a run, exit status
-  sizes.py        data sizes and repeats for --only-check, --quick and the full run
+                  (__main__.py: the same as `python -m ndcg_bench` from tools/)
   data.py         synthetic TREC files and label/score arrays, generated once into --data-dir
   machine.py      this machine (CPU, RAM, versions, git commit) and a process's peak RSS
   child.py        the one child-process protocol: a JSON job on stdin, one marked JSON line out
@@ -66,7 +66,7 @@ Code (tools/ndcg_bench/, one job per module; tools/benchmark.py only calls cli.m
                   ir_measures, scikit-learn, LightGBM, np.argpartition)
   session.py      one benchmark run: measuring a tool in a child, keeping rows, checks and failures
   checks.py       comparing values between tools, and the tolerances
-  workloads.py    the registry: each workload's data, measurements, checks and targets in one place
+  workloads.py    the registry: each workload's sizes, data, measurements, checks and targets
   distributed.py  the distributed workload (Dask vs in memory, bounded memory), both sides
   report.py       ratios, the printed table, targets MET/MISSED, notes and the JSON file
 """
