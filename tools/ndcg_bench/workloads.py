@@ -1,0 +1,385 @@
+"""The registry of workloads. Each one is declared in one place: its sizes per mode, the data it
+needs, how it is measured and checked, and its targets. `REGISTRY` lists them in the order they run
+and are reported; `distributed` (in distributed.py) runs only when asked for.
+
+A workload's `run(session, metas, size)` adds one or more workload records to the session; its
+`targets(session, targets)` adds target lines (report.TargetList) for the records it made.
+"""
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from . import distributed
+from .child import run_child
+from .checks import FLOAT32_TOLERANCE, compare_numbers, compare_queries, compare_with_peer
+from .data import array_files, arrays_spec, trec_files, trec_spec
+from .machine import package_version
+from .peers import FILE_MEASURES
+from .report import find_row, valid_rows
+from .session import Session
+
+
+
+@dataclass(frozen=True)
+class Workload:
+    "One workload's declaration; `sizes` is keyed by mode: 'only-check', 'quick' or 'full'."
+    name: str
+    sizes: dict                       # mode -> what `data` and `run` need to know of the size
+    data: Callable                    # (size, data_dir) -> {key: (kind, kwargs)} to generate
+    run: Callable                     # (session, metas, size) -> None
+    targets: Optional[Callable] = None  # (session, targets) -> None
+    default: bool = True              # run without --workloads
+
+
+def repeats_for_lines(session: Session, lines: int) -> int:
+    "One call on runs over 5M lines (unless --repeats says otherwise), else the session's repeats."
+    return 1 if lines > 5_000_000 and not session.args.repeats else session.repeats
+
+
+def available_file_peers(session: Session) -> list:
+    "The peers of the file workloads; ir_measures only where installed (a note says when it is not)."
+    peers = ["pytrec_eval", "ranx"]
+    if package_version("ir_measures"):
+        peers.append("ir_measures")
+    else:
+        session.notes.append("ir_measures is not installed: left out")
+    return peers
+
+
+# --- files and skewed: TREC files to numbers ----------------------------------------------------------
+
+FILES_TITLE = "TREC files to numbers: ndcg + ndcg_cut.10, trec_eval conventions"
+
+
+def _measure_cut_depths(session, workload, files, ours, repeats):
+    "ndcg_nb's `ndcg_cut` (nine depths) against `ndcg_cut.10` alone, both checked against the first row."
+    one = session.measure(workload, "ndcg_nb ndcg_cut.10 alone", "files",
+                          {"tool": "ndcg_nb", **files, "measures": ["ndcg_cut.10"]}, repeats)
+    one["reference"] = "ndcg_nb"
+    row = session.measure(workload, "ndcg_nb ndcg_cut (9 depths)", "files",
+                          {"tool": "ndcg_nb", **files, "measures": ["ndcg_cut"]}, repeats)
+    row["reference"] = "ndcg_nb ndcg_cut.10 alone"
+    for extra in (one, row):
+        if "_values" in extra and "_values" in ours:
+            session.check(extra, compare_queries(ours["_values"], extra["_values"], ["ndcg_cut_10"]))
+
+
+def measure_files(session, name, title, meta, repeats, peers, cut_all=False) -> dict:
+    "ndcg_nb.evaluate on a run and qrels, then each peer on the same files, values checked per query."
+    workload = session.add_workload({"name": name, "kind": "files", "title": title, "data": meta, "rows": [],
+                                     "measures": FILE_MEASURES, "reference": "ndcg_nb"})
+    files = trec_files(meta)
+    ours = session.measure(workload, "ndcg_nb", "files", {"tool": "ndcg_nb", **files}, repeats)
+    if cut_all:
+        _measure_cut_depths(session, workload, files, ours, repeats)
+    for peer in peers:
+        row = session.measure(workload, peer, "files", {"tool": peer, **files}, repeats)
+        row["reference"] = "ndcg_nb"
+        if "_values" in row and "_values" in ours:
+            session.check(row, compare_with_peer(ours["_values"], row["_values"], peer, meta["tie_free"]))
+    return workload
+
+
+def files_data(size, data_dir):
+    return {f"files-{q}x{d}": trec_spec(data_dir, f"trec-{q}x{d}", q, d, seed=1) for q, d in size}
+
+
+def run_files(session, metas, size):
+    for i, (q, d) in enumerate(size):
+        meta = metas[f"files-{q}x{d}"]
+        measure_files(session, f"files-{q}x{d}", FILES_TITLE, meta, repeats_for_lines(session, meta["run_lines"]),
+                      session.file_peers, cut_all=(i == 0))
+
+
+def files_targets(session, targets):
+    for w in session.workloads:
+        if w["kind"] != "files" or w["name"] == "skewed":
+            continue
+        size = f"{w['data']['run_lines']:,} lines"
+        ours, peer = find_row(w, "ndcg_nb"), find_row(w, "pytrec_eval")
+        if ours and peer and "best" in ours and "best" in peer:
+            targets.add(f"files {size}: ndcg_nb >= 5x faster than pytrec_eval", peer["best"] / ours["best"], 5, ">=",
+                        [ours, peer], "pytrec_eval best time / ndcg_nb best time")
+            targets.add(f"files {size}: ndcg_nb peak memory <= pytrec_eval's", ours["peak_mb"] / peer["peak_mb"], 1,
+                        "<=", [ours, peer], "ndcg_nb peak RSS / pytrec_eval peak RSS (whole process)")
+        cut, one = find_row(w, "ndcg_nb ndcg_cut (9 depths)"), find_row(w, "ndcg_nb ndcg_cut.10 alone")
+        if cut:
+            targets.add(f"files {size}: ndcg_cut (9 depths) within 1.3x of ndcg_cut.10",
+                        cut["best"] / one["best"] if valid_rows(cut, one) else None, 1.3, "<=", [cut, one],
+                        "ndcg_nb time for ['ndcg_cut'] / for ['ndcg_cut.10']")
+
+
+def skewed_data(size, data_dir):
+    q, d, b = size
+    return {"skewed": trec_spec(data_dir, f"trec-skewed-{q}x{d}-{b}", q, d, seed=2, big_depth=b)}
+
+
+def run_skewed(session, metas, size):
+    "One long query among short ones, against pytrec_eval; and the peak of a process that only imports ndcg_nb."
+    title = ("one query of 50,000 documents among 10-document queries" if not session.only_check
+             else "one long query among short ones")
+    measure_files(session, "skewed", title, metas["skewed"], session.repeats, ["pytrec_eval"])
+    session.baseline_import_mb = run_child({"job": "import"}).get("peak_mb")
+
+
+def skewed_targets(session, targets):
+    w = next((w for w in session.workloads if w["name"] == "skewed"), None)
+    if w:
+        ours, peer = find_row(w, "ndcg_nb"), find_row(w, "pytrec_eval")
+        targets.add("skewed: ndcg_nb peak memory < 300 MB", ours["peak_mb"] if valid_rows(ours) else None, 300, "<",
+                    [ours], "peak RSS of the ndcg_nb child, in MB (not a ratio)")
+        targets.add("skewed: ndcg_nb time <= pytrec_eval's", ours["best"] / peer["best"] if valid_rows(ours, peer)
+                    else None, 1, "<=", [ours, peer], "ndcg_nb best time / pytrec_eval best time")
+
+
+# --- arrays: 2-D label and score arrays, and 1-D arrays with group_sizes ------------------------------
+
+def _skip_workload(workload, row) -> bool:
+    "When ndcg_nb cannot run the workload at all, the workload is reported as skipped, without rows."
+    if "skipped" not in row:
+        return False
+    workload["skipped"] = row["skipped"]
+    workload["rows"].clear()
+    return True
+
+
+def _measure_sklearn(session, workload, files, average, given, repeats, sklearn_repeats):
+    "scikit-learn's ndcg_score, ties averaged and ignore_ties=True, each checked against ndcg_nb's mean."
+    sk_avg = session.measure(workload, "scikit-learn ndcg_score", "arrays",
+                             {"tool": "sklearn", "ties": "average", **files}, sklearn_repeats)
+    sk_avg["reference"] = "ndcg_nb ties=average"
+    if "_values" in sk_avg and "_values" in average:
+        session.check(sk_avg, compare_numbers(average["_values"]["mean"], sk_avg["_values"]["mean"],
+                                              "mean NDCG@10, tied scores"))
+    sk_input = session.measure(workload, "scikit-learn ndcg_score ignore_ties=True", "arrays",
+                               {"tool": "sklearn", "ties": "input", **files}, repeats)
+    sk_input["reference"] = "ndcg_nb ties=input"
+    if "_values" in sk_input and "_values" in given:
+        session.check(sk_input, compare_numbers(given["_values"]["mean_untied"], sk_input["_values"]["mean_untied"],
+                                                "mean NDCG@10 on tie-free scores"))
+
+
+def measure_arrays(session, name, meta, repeats, sklearn_repeats) -> dict:
+    "ndcg_nb.ndcg on 2-D arrays (ties averaged, in input order) vs scikit-learn and one argpartition pass."
+    workload = session.add_workload({"name": name, "kind": "arrays", "title": "NDCG@10 of 2-D label and score arrays",
+                                     "rows": [], "data": {"rows": meta["rows"], "cols": meta["cols"],
+                                                          "values": meta["values"]}})
+    files = array_files(meta)
+    average = session.measure(workload, "ndcg_nb ties=average", "arrays",
+                              {"tool": "ndcg_nb", "ties": "average", **files}, repeats)
+    if _skip_workload(workload, average):
+        return workload
+    given = session.measure(workload, "ndcg_nb ties=input", "arrays", {"tool": "ndcg_nb", "ties": "input", **files},
+                            repeats)
+    given["reference"] = "ndcg_nb ties=average"
+    _measure_sklearn(session, workload, files, average, given, repeats, sklearn_repeats)
+    if not session.only_check:  # nothing to check: timing only
+        arg = session.measure(workload, "np.argpartition(-scores, 10, axis=1)", "arrays",
+                              {"tool": "argpartition", **files}, repeats, keep_values=False)
+        arg["reference"] = "ndcg_nb ties=input"
+    return workload
+
+
+def measure_groups(session, uniform_meta, ragged_meta, twod_row=None) -> dict:
+    "ndcg_nb.ndcg on 1-D arrays with group_sizes: equal groups vs the 2-D call, ragged ones vs scikit-learn."
+    workload = session.add_workload({
+        "name": "groups", "kind": "groups",
+        "title": "NDCG@10 of 1-D arrays with group_sizes (LightGBM style), ties averaged", "rows": [],
+        "data": {"uniform": {k: uniform_meta[k] for k in ("rows", "cols", "values")},
+                 "ragged": {k: ragged_meta[k] for k in ("rows", "values")}}})
+    flat = session.measure(workload, "ndcg_nb 1-D, group_sizes (all equal)", "arrays",
+                           {"tool": "ndcg_nb", "ties": "average", "layout": "flat", **array_files(uniform_meta)},
+                           session.repeats)
+    if _skip_workload(workload, flat):
+        return workload
+    if twod_row is not None and "_values" in twod_row and "_values" in flat:
+        flat["reference"] = twod_row["label"] + " (2-D)"
+        flat["reference_best"] = twod_row.get("best")
+        session.check(flat, compare_numbers(twod_row["_values"]["per_row"], flat["_values"]["per_row"],
+                                            "per group vs the 2-D call"))
+    ragged = session.measure(workload, "ndcg_nb 1-D, group_sizes (2 to 38)", "arrays",
+                             {"tool": "ndcg_nb", "ties": "average", "layout": "ragged", **array_files(ragged_meta)},
+                             session.repeats)
+    if "_values" in ragged:
+        session.check(ragged, compare_numbers(ragged["_values"]["per_row"][:300],
+                                              ragged["_values"]["sklearn_first_groups"],
+                                              "first 300 groups vs scikit-learn, one group at a time"))
+    return workload
+
+
+def arrays_data(size, data_dir):
+    (r, c) = size["groups"]
+    plan = {f"arrays-{r2}x{c2}": arrays_spec(data_dir, f"arrays-{r2}x{c2}", r2, c2, seed=4)
+            for r2, c2 in size["arrays"] + [size["groups"]]}
+    plan["ragged"] = arrays_spec(data_dir, f"ragged-{r}x{c}", r, c, seed=5, ragged=True)
+    return plan
+
+
+def run_arrays(session, metas, size):
+    "Each 2-D size, then the 1-D workload on the 2-D data of the groups size and on ragged groups."
+    twod = None
+    for r, c in size["arrays"]:
+        sklearn_repeats = 1 if r * c > 10_000_000 and not session.args.repeats else session.repeats
+        w = measure_arrays(session, f"arrays-{r}x{c}", metas[f"arrays-{r}x{c}"], session.repeats, sklearn_repeats)
+        if (r, c) == size["groups"]:
+            twod = find_row(w, "ndcg_nb ties=average")
+    r, c = size["groups"]
+    measure_groups(session, metas[f"arrays-{r}x{c}"], metas["ragged"], twod)
+
+
+def _array_targets(targets, name, w):
+    avg, inp = find_row(w, "ndcg_nb ties=average"), find_row(w, "ndcg_nb ties=input")
+    sk_avg, sk_inp = find_row(w, "scikit-learn ndcg_score"), find_row(w, "scikit-learn ndcg_score ignore_ties=True")
+    arg = find_row(w, "np.argpartition(-scores, 10, axis=1)")
+    r = lambda a, b: a["best"] / b["best"] if valid_rows(a, b) else None
+    targets.add(f"{name}: ties averaged >= 3x faster than scikit-learn's ndcg_score", r(sk_avg, avg), 3, ">=",
+                [sk_avg, avg], "ndcg_score best time / ndcg_nb ties='average' best time")
+    targets.add(f"{name}: ties in input order >= 3x faster than ndcg_score(ignore_ties=True)", r(sk_inp, inp), 3,
+                ">=", [sk_inp, inp], "ndcg_score(ignore_ties=True) best time / ndcg_nb ties='input' best time")
+    targets.add(f"{name}: ties averaged within 1.5x of ties in input order", r(avg, inp), 1.5, "<=", [avg, inp],
+                "ndcg_nb ties='average' / ties='input'")
+    targets.add(f"{name}: ties in input order within 2x of one argpartition pass", r(inp, arg), 2, "<=", [inp, arg],
+                "ndcg_nb ties='input' / np.argpartition(-scores, 10, axis=1)")
+    targets.add(f"{name}: ties averaged within 2x of one argpartition pass", r(avg, arg), 2, "<=", [avg, arg],
+                "ndcg_nb ties='average' / np.argpartition(-scores, 10, axis=1)")
+
+
+def arrays_targets(session, targets):
+    for w in session.workloads:
+        if w["kind"] != "arrays":
+            continue
+        if w.get("skipped"):
+            targets.skipped(f"{w['name']}: every array target", w["skipped"])
+        else:
+            _array_targets(targets, w["name"], w)
+
+
+# --- scaling: time per query from 10^3 to 10^6 queries ------------------------------------------------
+
+def scaling_data(size, data_dir):
+    return {f"scaling-{q}": trec_spec(data_dir, f"trec-{q}x10", q, 10, seed=3) for q in size}
+
+
+def _scaling_repeats(session, n):
+    if session.args.repeats:
+        return session.repeats
+    return 1 if n >= 1_000_000 else (5 if n <= 10_000 else session.repeats)
+
+
+def _scaling_point(meta, ours, peer) -> dict:
+    n = meta["queries"]
+    point = {"queries": n, "lines": meta["run_lines"]}
+    for key, row in (("ndcg_nb", ours), ("pytrec_eval", peer)):
+        if "best" in row:
+            point[f"{key}_s"] = row["best"]
+            point[f"{key}_us_per_query"] = row["best"] / n * 1e6
+    return point
+
+
+def run_scaling(session, metas, size):
+    "ndcg_nb and pytrec_eval on runs of 10 documents per query, more and more queries."
+    if not size:
+        return
+    workload = session.add_workload({"name": "scaling", "kind": "scaling", "rows": [], "points": [],
+                                     "title": "files to numbers, 10 documents per query"})
+    for meta in (metas[f"scaling-{q}"] for q in size):
+        n, files = meta["queries"], trec_files(meta)
+        ours = session.measure(workload, f"ndcg_nb {n:,} queries", "files", {"tool": "ndcg_nb", **files},
+                               _scaling_repeats(session, n))
+        peer = session.measure(workload, f"pytrec_eval {n:,} queries", "files", {"tool": "pytrec_eval", **files},
+                               _scaling_repeats(session, n))
+        peer["reference"] = f"ndcg_nb {n:,} queries"
+        if "_values" in ours and "_values" in peer:
+            session.check(peer, compare_queries(ours["_values"], peer["_values"], ["ndcg", "ndcg_cut_10"],
+                                                tolerance=FLOAT32_TOLERANCE))
+        workload["points"].append(_scaling_point(meta, ours, peer))
+
+
+def scaling_targets(session, targets):
+    w = next((w for w in session.workloads if w["name"] == "scaling"), None)
+    if not (w and w["points"]):
+        return
+    points = {p["queries"]: p for p in w["points"]}
+    largest = max(points)
+    base, top = points.get(10_000), points[largest]
+    rows = [find_row(w, f"ndcg_nb {largest:,} queries"), find_row(w, f"ndcg_nb {10_000:,} queries")]
+    ratio = (top["ndcg_nb_us_per_query"] / base["ndcg_nb_us_per_query"]
+             if base and "ndcg_nb_us_per_query" in base and "ndcg_nb_us_per_query" in top else None)
+    targets.add(f"scaling: time per query flat ({largest:,} vs 10,000 queries)", ratio, 1.5, "<=", rows,
+                f"ndcg_nb time per query at {largest:,} queries / at 10,000 queries; flat means <= 1.5")
+
+
+# --- training: one eval-metric call per boosting round ------------------------------------------------
+
+def training_data(size, data_dir):
+    rows, cols = size
+    return {"training": arrays_spec(data_dir, f"training-{rows}x{cols}", rows, cols, seed=7)}
+
+
+def run_training(session, metas, size):
+    "Per-round eval-metric cost: ndcg_nb's LightGBM metric vs LightGBM's own ndcg@10, on the same scores."
+    meta = metas["training"]
+    repeats = session.args.repeats or (1 if session.only_check else 10)
+    w = session.add_workload({"name": "training", "kind": "training", "title": f"NDCG@10 eval metric per boosting "
+                              f"round, {meta['rows']:,} groups x {meta['cols']} documents", "data": meta, "rows": []})
+    files = array_files(meta)
+    ours = session.measure(w, "ndcg_nb lightgbm_ndcg(10)", "training", {"tool": "ndcg_nb", **files}, repeats)
+    theirs = session.measure(w, "LightGBM ndcg@10 (eval_train)", "training", {"tool": "lightgbm", **files}, repeats)
+    tied = session.measure(w, "ndcg_nb, scores with ties", "training", {"tool": "ndcg_nb", "tied": True, **files},
+                           repeats)
+    theirs["reference"] = tied["reference"] = ours["label"]
+    if "_values" in ours and "_values" in theirs:
+        session.check(theirs, compare_numbers(ours["_values"]["mean"], theirs["_values"]["mean"], "mean NDCG@10"))
+
+
+def training_targets(session, targets):
+    w = next((w for w in session.workloads if w["name"] == "training"), None)
+    if w:
+        ours = find_row(w, "ndcg_nb lightgbm_ndcg(10)")
+        targets.add("training: metric call < 10 ms (10,000 groups x 50 documents)",
+                    ours["best"] * 1e3 if valid_rows(ours) else None, 10, "<", [ours],
+                    "best time of one call in ms (not a ratio)")
+
+
+# --- dicts: from {query: {doc: score}} dicts (informational) ------------------------------------------
+
+def dicts_data(size, data_dir):
+    return files_data([size], data_dir)
+
+
+def run_dicts(session, metas, size):
+    "ndcg_nb.evaluate from dicts vs pytrec_eval and ranx, each tool's own structures built inside the timing."
+    meta = metas["files-{}x{}".format(*size)]
+    w = session.add_workload({"name": "dicts", "kind": "dicts", "title": "from {query: {doc: score}} dicts "
+                              "(informational; each tool's own structures built inside the timing)", "data": meta,
+                              "rows": []})
+    files = trec_files(meta)
+    ours = session.measure(w, "ndcg_nb", "dicts", {"tool": "ndcg_nb", **files}, session.repeats)
+    # (--only-check leaves ranx out here: its values were checked on the files, and each ranx child
+    # compiles numba code for seconds)
+    for peer in ("pytrec_eval",) if session.only_check else ("pytrec_eval", "ranx"):
+        row = session.measure(w, peer, "dicts", {"tool": peer, **files}, session.repeats)
+        row["reference"] = "ndcg_nb"
+        if "_values" in row and "_values" in ours:
+            session.check(row, compare_with_peer(ours["_values"], row["_values"], peer, meta["tie_free"]))
+
+
+# --- the registry -------------------------------------------------------------------------------------
+
+REGISTRY = [
+    Workload("files", {"only-check": [(300, 30)], "quick": [(2_000, 100)], "full": [(20_000, 100), (100_000, 100)]},
+             files_data, run_files, files_targets),
+    Workload("skewed", {"only-check": (300, 10, 3000), "quick": (5_000, 10, 50_000), "full": (5_000, 10, 50_000)},
+             skewed_data, run_skewed, skewed_targets),
+    Workload("arrays", {"only-check": {"arrays": [(500, 20)], "groups": (500, 20)},
+                        "quick": {"arrays": [(10_000, 100), (100_000, 20)], "groups": (100_000, 20)},
+                        "full": {"arrays": [(100_000, 100), (1_000_000, 20)], "groups": (1_000_000, 20)}},
+             arrays_data, run_arrays, arrays_targets),
+    Workload("scaling", {"only-check": [], "quick": [1_000, 10_000, 100_000],
+                         "full": [1_000, 10_000, 100_000, 1_000_000]}, scaling_data, run_scaling, scaling_targets),
+    Workload("training", {"only-check": (200, 50), "quick": (10_000, 50), "full": (10_000, 50)},
+             training_data, run_training, training_targets),
+    Workload("dicts", {"only-check": (300, 30), "quick": (2_000, 100), "full": (20_000, 100)}, dicts_data, run_dicts),
+    Workload("distributed", {"only-check": (300, 30), "quick": (20_000, 100), "full": (100_000, 100)},
+             distributed.data, distributed.run, default=False),
+]
+BY_NAME = {w.name: w for w in REGISTRY}
