@@ -64,6 +64,7 @@ class Scores:
 
 # %% ../nbs/07_core.ipynb #d25a4be9
 def _policies(gain, discount, truncation) -> tuple[BoundPolicy, BoundPolicy, BoundPolicy]:
+    "The three policies resolved from their names (or specs); policies already bound are used as they are."
     bound = []
     for kind, spec in (("gain", gain), ("discount", discount), ("truncation", truncation)):
         bound.append(spec if isinstance(spec, BoundPolicy) else resolve_policy(kind, spec))
