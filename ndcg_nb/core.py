@@ -305,6 +305,85 @@ def _normalize(normalization: BoundPolicy, s: Scores, batch: Batch, pool: Batch,
             raise PluginError(f"{name} returned a non-finite {what} reference ({values[~np.isfinite(values)][0]})")
     return low, high
 
+# %% ../nbs/07_core.ipynb #cd6bd0d2
+def _list_index(gain: BoundPolicy, *offsets: np.ndarray) -> list[np.ndarray] | None:
+    "For a gain that asks for context, the list of each element of each flat array cut by `offsets`; else None."
+    return [list_ids(o) for o in offsets] if gain.context else None
+
+# %% ../nbs/07_core.ipynb #51a9982d
+def _pool(batch: Batch, ideal: Batch | None) -> Batch:
+    "Where the ideal of each list comes from: its own grades, or `ideal`, which must hold as many lists."
+    pool = batch if ideal is None else ideal
+    if len(pool) != len(batch):
+        raise InputError(f"ideal= holds {len(pool)} lists but the ranked input holds {len(batch)}")
+    return pool
+
+# %% ../nbs/07_core.ipynb #555fc2ec
+def _input_gains(gain: BoundPolicy, batch: Batch, ideal: Batch | None, max_grades) -> tuple[np.ndarray, np.ndarray]:
+    "Step 1: the gains of the ranked grades and of the pool's, in one call of the gain policy."
+    if ideal is None:
+        batch_gains, = policy_gains(gain, batch.grades, lists=_list_index(gain, batch.offsets), max_grades=max_grades)
+        return batch_gains, batch_gains
+    batch_gains, pool_gains = policy_gains(gain, batch.grades, ideal.grades, max_grades=max_grades,
+                                           lists=_list_index(gain, batch.offsets, ideal.offsets))
+    return batch_gains, pool_gains
+
+# %% ../nbs/07_core.ipynb #9fa00a55
+def _ranked(batch: Batch, batch_gains, truncation: BoundPolicy, k, ties, tie_groups, detail, context):
+    "The ranked lists after truncation: grades, gains (empty where appended), source (-1 where appended), offsets."
+    index, ranked_gains, ranked_offsets = _rank(batch, batch_gains, None if truncation.context else k, ties,
+                                                tie_groups, detail)
+    ranked_context = _truncation_context(truncation, context, index, batch.scores, ideal=False)
+    grades, offsets, retained, kept_in = _truncate(truncation, batch.grades[index], ranked_offsets, k, "ranked list",
+                                                   ranked_context)
+    source = np.full(len(grades), -1, dtype=np.int64)
+    source[retained] = (index - batch.offsets[list_ids(ranked_offsets)])[kept_in]
+    gains = np.empty(len(grades))
+    gains[retained] = ranked_gains[kept_in]
+    return grades, gains, source, offsets
+
+# %% ../nbs/07_core.ipynb #72cd2ee8
+def _gains_of_kept(pool_gains: np.ndarray, source: np.ndarray) -> np.ndarray:
+    "The gain of each document taken from the pool (`source` >= 0); places of appended documents left empty."
+    gains = np.empty(len(source))
+    kept = source >= 0
+    gains[kept] = pool_gains[source[kept]]
+    return gains
+
+# %% ../nbs/07_core.ipynb #a55af99d
+def _fill_appended_gains(gain: BoundPolicy, max_grades, ranked: tuple, ideal: tuple):
+    "Step 4c: set the gains of appended documents; `ranked` and `ideal` are (grades, gains, appended, offsets)."
+    (grades, gains, appended, offsets), (ideal_grades, ideal_gains, ideal_appended, ideal_offsets) = ranked, ideal
+    if not (appended.any() or ideal_appended.any()):
+        return
+    lists = _list_index(gain, offsets, ideal_offsets)
+    if lists is not None:
+        lists = [lists[0][appended], lists[1][ideal_appended]]
+    new, ideal_new = policy_gains(gain, grades[appended], ideal_grades[ideal_appended], lists=lists,
+                                  max_grades=max_grades)
+    gains[appended], ideal_gains[ideal_appended] = new, ideal_new
+
+# %% ../nbs/07_core.ipynb #3d73ee79
+def _weighted_sums(discount: BoundPolicy, k, gains, offsets, ideal_gains, ideal_offsets):
+    "DCG, IDCG, the weight of each rank (None for a discount per list) and, for a discount per list, the weights."
+    if "lengths" in discount.context:
+        list_weights = tuple(_list_weights(discount, [offsets, ideal_offsets], k))
+        dcg = _discounted_sums(gains, offsets, list_weights[0], per_document=True)
+        idcg = _discounted_sums(ideal_gains, ideal_offsets, list_weights[1], per_document=True)
+        return dcg, idcg, None, list_weights
+    depth = int(max(np.diff(offsets).max(initial=0), np.diff(ideal_offsets).max(initial=0)))
+    weights = discount_weights(discount, depth, k)
+    return _discounted_sums(gains, offsets, weights), _discounted_sums(ideal_gains, ideal_offsets, weights), weights, None
+
+# %% ../nbs/07_core.ipynb #459a254d
+def _labels(gain, discount, truncation, normalization, k, own_pool: bool, ties: str | None) -> dict:
+    "What was computed, by name, for reports: the policies' labels, the depth, the pool, the ties rule if one applied."
+    labels = {"gain": gain.label, "discount": discount.label, "truncation": truncation.label, "k": k,
+              "ideal": "own grades" if own_pool else "given", "normalization": normalization.label}
+    if ties is not None:
+        labels["ties"] = ties
+    return labels
+
 # %% ../nbs/07_core.ipynb #cb9f3fde
 def score_batch(batch: Batch, k: int | None = None, *, ideal: Batch | None = None, gain="linear",
                 discount="log2", truncation="cut", ties: str = "average", tie_groups: np.ndarray | None = None,
@@ -318,55 +397,21 @@ def score_batch(batch: Batch, k: int | None = None, *, ideal: Batch | None = Non
     check_depth(k)
     gain, discount, truncation = _policies(gain, discount, truncation)
     normalization = normalization if isinstance(normalization, BoundPolicy) else resolve_policy("normalization", normalization)
-    pool = batch if ideal is None else ideal
-    if len(pool) != len(batch):
-        raise InputError(f"ideal= holds {len(pool)} lists but the ranked input holds {len(batch)}")
+    pool = _pool(batch, ideal)
     pool_known = context if ideal is None else {"judged": np.ones(len(pool.grades), dtype=bool), **(ideal_context or {})}
     max_grades = _max_per_list(pool.grades, pool.offsets) if (gain.context or normalization.context) else None
-    lists = (lambda *offsets: [list_ids(o) for o in offsets]) if gain.context else (lambda *offsets: None)
-    if ideal is None:
-        batch_gains, = policy_gains(gain, batch.grades, lists=lists(batch.offsets), max_grades=max_grades)
-        pool_gains = batch_gains
-    else:
-        batch_gains, pool_gains = policy_gains(gain, batch.grades, pool.grades, lists=lists(batch.offsets, pool.offsets),
-                                         max_grades=max_grades)
-    index, ranked_gains, ranked_offsets = _rank(batch, batch_gains, None if truncation.context else k, ties,
-                                                tie_groups, detail)
-    ranked_context = _truncation_context(truncation, context, index, batch.scores, ideal=False)
-    grades, offsets, retained, kept_in = _truncate(truncation, batch.grades[index], ranked_offsets, k, "ranked list",
-                                                   ranked_context)
-    source = np.full(len(grades), -1, dtype=np.int64)
-    source[retained] = (index - batch.offsets[list_ids(ranked_offsets)])[kept_in]
+    batch_gains, pool_gains = _input_gains(gain, batch, ideal, max_grades)
+    grades, gains, source, offsets = _ranked(batch, batch_gains, truncation, k, ties, tie_groups, detail, context)
     ideal_source, ideal_grades, ideal_offsets = _ideal(pool, pool_gains, truncation, k, detail, pool_known)
-    appended, ideal_appended = ~retained, ideal_source < 0
-    gains = np.empty(len(grades))
-    ideal_gains = np.empty(len(ideal_grades))
-    gains[retained] = ranked_gains[kept_in]
-    ideal_gains[~ideal_appended] = pool_gains[ideal_source[~ideal_appended]]
-    if appended.any() or ideal_appended.any():
-        appended_lists = lists(offsets, ideal_offsets)
-        if appended_lists is not None:
-            appended_lists = [appended_lists[0][appended], appended_lists[1][ideal_appended]]
-        new, ideal_new = policy_gains(gain, grades[appended], ideal_grades[ideal_appended], lists=appended_lists,
-                                max_grades=max_grades)
-        gains[appended], ideal_gains[ideal_appended] = new, ideal_new
+    ideal_gains = _gains_of_kept(pool_gains, ideal_source)
+    _fill_appended_gains(gain, max_grades, (grades, gains, source < 0, offsets),
+                         (ideal_grades, ideal_gains, ideal_source < 0, ideal_offsets))
     ideal_source, ideal_grades, ideal_gains = _fill_ideal(pool, pool_gains, ideal_source, ideal_grades,
                                                           ideal_gains, ideal_offsets)
-    if "lengths" in discount.context:
-        weights = None
-        list_weights = tuple(_list_weights(discount, [offsets, ideal_offsets], k))
-        dcg = _discounted_sums(gains, offsets, list_weights[0], per_document=True)
-        idcg = _discounted_sums(ideal_gains, ideal_offsets, list_weights[1], per_document=True)
-    else:
-        list_weights = None
-        depth = int(max(np.diff(offsets).max(initial=0), np.diff(ideal_offsets).max(initial=0)))
-        weights = discount_weights(discount, depth, k)
-        dcg, idcg = _discounted_sums(gains, offsets, weights), _discounted_sums(ideal_gains, ideal_offsets, weights)
+    dcg, idcg, weights, list_weights = _weighted_sums(discount, k, gains, offsets, ideal_gains, ideal_offsets)
     check_finite_sums(dcg, idcg, gains, batch.single)
-    labels = {"gain": gain.label, "discount": discount.label, "truncation": truncation.label, "k": k,
-              "ideal": "own grades" if ideal is None else "given", "normalization": normalization.label}
-    if batch.scores is not None and tie_groups is None:
-        labels["ties"] = ties
+    labels = _labels(gain, discount, truncation, normalization, k, ideal is None,
+                     ties if batch.scores is not None and tie_groups is None else None)
     scores = Scores(dcg, idcg, grades, gains, offsets, source, ideal_grades, ideal_gains, ideal_offsets,
                     ideal_source, weights, labels, list_weights=list_weights)
     scores.low, scores.high = _normalize(normalization, scores, batch, pool, pool_gains, gain, discount, truncation,
