@@ -305,12 +305,12 @@ def _normalize(normalization: BoundPolicy, s: Scores, batch: Batch, pool: Batch,
             raise PluginError(f"{name} returned a non-finite {what} reference ({values[~np.isfinite(values)][0]})")
     return low, high
 
-# %% ../nbs/07_core.ipynb #cd6bd0d2
+# %% ../nbs/07_core.ipynb #85835d2f
 def _list_index(gain: BoundPolicy, *offsets: np.ndarray) -> list[np.ndarray] | None:
     "For a gain that asks for context, the list of each element of each flat array cut by `offsets`; else None."
     return [list_ids(o) for o in offsets] if gain.context else None
 
-# %% ../nbs/07_core.ipynb #51a9982d
+# %% ../nbs/07_core.ipynb #dea0d14f
 def _pool(batch: Batch, ideal: Batch | None) -> Batch:
     "Where the ideal of each list comes from: its own grades, or `ideal`, which must hold as many lists."
     pool = batch if ideal is None else ideal
@@ -318,7 +318,7 @@ def _pool(batch: Batch, ideal: Batch | None) -> Batch:
         raise InputError(f"ideal= holds {len(pool)} lists but the ranked input holds {len(batch)}")
     return pool
 
-# %% ../nbs/07_core.ipynb #555fc2ec
+# %% ../nbs/07_core.ipynb #b21dbdb9
 def _input_gains(gain: BoundPolicy, batch: Batch, ideal: Batch | None, max_grades) -> tuple[np.ndarray, np.ndarray]:
     "Step 1: the gains of the ranked grades and of the pool's, in one call of the gain policy."
     if ideal is None:
@@ -328,7 +328,7 @@ def _input_gains(gain: BoundPolicy, batch: Batch, ideal: Batch | None, max_grade
                                            lists=_list_index(gain, batch.offsets, ideal.offsets))
     return batch_gains, pool_gains
 
-# %% ../nbs/07_core.ipynb #9fa00a55
+# %% ../nbs/07_core.ipynb #c8b63772
 def _ranked(batch: Batch, batch_gains, truncation: BoundPolicy, k, ties, tie_groups, detail, context):
     "The ranked lists after truncation: grades, gains (empty where appended), source (-1 where appended), offsets."
     index, ranked_gains, ranked_offsets = _rank(batch, batch_gains, None if truncation.context else k, ties,
@@ -342,7 +342,7 @@ def _ranked(batch: Batch, batch_gains, truncation: BoundPolicy, k, ties, tie_gro
     gains[retained] = ranked_gains[kept_in]
     return grades, gains, source, offsets
 
-# %% ../nbs/07_core.ipynb #72cd2ee8
+# %% ../nbs/07_core.ipynb #679e507c
 def _gains_of_kept(pool_gains: np.ndarray, source: np.ndarray) -> np.ndarray:
     "The gain of each document taken from the pool (`source` >= 0); places of appended documents left empty."
     gains = np.empty(len(source))
@@ -350,7 +350,7 @@ def _gains_of_kept(pool_gains: np.ndarray, source: np.ndarray) -> np.ndarray:
     gains[kept] = pool_gains[source[kept]]
     return gains
 
-# %% ../nbs/07_core.ipynb #a55af99d
+# %% ../nbs/07_core.ipynb #9f71f975
 def _fill_appended_gains(gain: BoundPolicy, max_grades, ranked: tuple, ideal: tuple):
     "Step 4c: set the gains of appended documents; `ranked` and `ideal` are (grades, gains, appended, offsets)."
     (grades, gains, appended, offsets), (ideal_grades, ideal_gains, ideal_appended, ideal_offsets) = ranked, ideal
@@ -363,7 +363,7 @@ def _fill_appended_gains(gain: BoundPolicy, max_grades, ranked: tuple, ideal: tu
                                   max_grades=max_grades)
     gains[appended], ideal_gains[ideal_appended] = new, ideal_new
 
-# %% ../nbs/07_core.ipynb #3d73ee79
+# %% ../nbs/07_core.ipynb #e2bc29f7
 def _weighted_sums(discount: BoundPolicy, k, gains, offsets, ideal_gains, ideal_offsets):
     "DCG, IDCG, the weight of each rank (None for a discount per list) and, for a discount per list, the weights."
     if "lengths" in discount.context:
@@ -375,7 +375,7 @@ def _weighted_sums(discount: BoundPolicy, k, gains, offsets, ideal_gains, ideal_
     weights = discount_weights(discount, depth, k)
     return _discounted_sums(gains, offsets, weights), _discounted_sums(ideal_gains, ideal_offsets, weights), weights, None
 
-# %% ../nbs/07_core.ipynb #459a254d
+# %% ../nbs/07_core.ipynb #fe4a3cfd
 def _labels(gain, discount, truncation, normalization, k, own_pool: bool, ties: str | None) -> dict:
     "What was computed, by name, for reports: the policies' labels, the depth, the pool, the ties rule if one applied."
     labels = {"gain": gain.label, "discount": discount.label, "truncation": truncation.label, "k": k,
@@ -441,8 +441,21 @@ def ndcg_ratio(dcg: np.ndarray, idcg: np.ndarray, zero_idcg: str, names=None) ->
 
 # %% ../nbs/07_core.ipynb #f99488c4
 def one_or_many(values: np.ndarray, batch: Batch):
+    "A float for a single list, the array of per-list values for a batch."
     return float(values[0]) if batch.single else values
 
+# %% ../nbs/07_core.ipynb #53442d83
+def _warn_if_not_ideal(s: Scores, single: bool):
+    "An `ideal=` pool with less DCG than the ranked list is not the ideal: NDCG exceeds 1. Say so."
+    above = s.dcg > s.idcg + 1e-12 * np.maximum(np.abs(s.idcg), 1.0)
+    if above.any():
+        row = int(np.flatnonzero(above)[0])
+        where = "the list" if single else f"{int(above.sum())} list(s), first list {row},"
+        warnings.warn(f"DCG of {where} is {s.dcg[row]:.6g}, above the IDCG {s.idcg[row]:.6g} of its ideal= pool, so "
+                      "NDCG exceeds 1: the pool should hold every judged document, those ranked included",
+                      NdcgWarning, stacklevel=4)
+
+# %% ../nbs/07_core.ipynb #76104680
 def _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores, ties, group_sizes,
             normalization="judged") -> tuple[Scores, Batch]:
     batch = as_batch(grades, lengths, mask, scores=scores, group_sizes=group_sizes)
@@ -458,16 +471,7 @@ def _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores,
         _warn_if_not_ideal(scores, batch.single)
     return scores, batch
 
-def _warn_if_not_ideal(s: Scores, single: bool):
-    "An `ideal=` pool with less DCG than the ranked list is not the ideal: NDCG exceeds 1. Say so."
-    above = s.dcg > s.idcg + 1e-12 * np.maximum(np.abs(s.idcg), 1.0)
-    if above.any():
-        row = int(np.flatnonzero(above)[0])
-        where = "the list" if single else f"{int(above.sum())} list(s), first list {row},"
-        warnings.warn(f"DCG of {where} is {s.dcg[row]:.6g}, above the IDCG {s.idcg[row]:.6g} of its ideal= pool, so "
-                      "NDCG exceeds 1: the pool should hold every judged document, those ranked included",
-                      NdcgWarning, stacklevel=4)
-
+# %% ../nbs/07_core.ipynb #7ead3bca
 def cg(grades, k: int | None = None, *, scores=None, ties: str = "average", gain="linear", truncation="cut",
        lengths=None, mask=None, group_sizes=None):
     "Cumulative gain: the sum of the gains of the first `k` documents, whatever their order."
@@ -486,6 +490,7 @@ def idcg(grades, k: int | None = None, *, ideal=None, scores=None, ties: str = "
     s, batch = _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores, ties, group_sizes)
     return one_or_many(s.idcg, batch)
 
+# %% ../nbs/07_core.ipynb #cd1253c0
 def _normalized(s: Scores, zero_idcg: str, names=None) -> tuple[np.ndarray, np.ndarray]:
     "Per-list `(dcg - low) / (high - low)` and the mask of lists where `high - low <= 0` (see `ndcg_ratio`)."
     return ndcg_ratio(s.dcg - s.low, s.high - s.low, zero_idcg, names)
@@ -515,6 +520,24 @@ def one_ranking_serves(gain, discount, truncation, normalization, own_pool: bool
     return (truncation.policy.function is cut_truncation and not truncation.params and usual
             and not gain.context and not discount.context and not normalization.params)
 
+# %% ../nbs/07_core.ipynb #39c46143
+def _depths_from_one_ranking(full: Scores, depths) -> dict:
+    "`{k: DepthScore}` read from the scores of the whole lists (`k=None`), for the usual normalization."
+    discounted = full.gains * full.weights[positions_in_lists(full.offsets)] if len(full.gains) else full.gains
+    ideal_discounted = (full.ideal_gains * full.weights[positions_in_lists(full.ideal_offsets)]
+                        if len(full.ideal_gains) else full.ideal_gains)
+    positions, ideal_positions = positions_in_lists(full.offsets), positions_in_lists(full.ideal_offsets)
+    zeros = np.zeros(len(full.dcg))
+    out = {}
+    for k in depths:
+        if k is None:
+            out[k] = DepthScore(full.dcg, full.idcg, zeros, full.idcg)
+            continue
+        idcg = segment_sum(np.where(ideal_positions < k, ideal_discounted, 0.0), full.ideal_offsets)
+        out[k] = DepthScore(segment_sum(np.where(positions < k, discounted, 0.0), full.offsets), idcg, zeros, idcg)
+    return out
+
+# %% ../nbs/07_core.ipynb #d9efc5e6
 def score_depths(batch: Batch, depths, *, ideal: Batch | None = None, gain="linear", discount="log2",
                  truncation="cut", normalization="judged", ties: str = "average",
                  tie_groups: np.ndarray | None = None, context: dict | None = None,
@@ -536,19 +559,7 @@ def score_depths(batch: Batch, depths, *, ideal: Batch | None = None, gain="line
         return out
     full = score_batch(batch, None, ideal=ideal, gain=gain, discount=discount, truncation=truncation, ties=ties,
                        tie_groups=tie_groups, detail=False)
-    discounted = full.gains * full.weights[positions_in_lists(full.offsets)] if len(full.gains) else full.gains
-    ideal_discounted = (full.ideal_gains * full.weights[positions_in_lists(full.ideal_offsets)]
-                        if len(full.ideal_gains) else full.ideal_gains)
-    positions, ideal_positions = positions_in_lists(full.offsets), positions_in_lists(full.ideal_offsets)
-    zeros = np.zeros(len(full.dcg))
-    out = {}
-    for k in depths:
-        if k is None:
-            out[k] = DepthScore(full.dcg, full.idcg, zeros, full.idcg)
-            continue
-        idcg = segment_sum(np.where(ideal_positions < k, ideal_discounted, 0.0), full.ideal_offsets)
-        out[k] = DepthScore(segment_sum(np.where(positions < k, discounted, 0.0), full.offsets), idcg, zeros, idcg)
-    return out
+    return _depths_from_one_ranking(full, depths)
 
 # %% ../nbs/07_core.ipynb #75f1887d
 @dataclass
@@ -568,6 +579,19 @@ class DatasetScore:
     def __float__(self):
         return float(self.value)
 
+# %% ../nbs/07_core.ipynb #634e89ce
+def _dataset_value(s: Scores, per_list, undefined, counted, average: str, zero_idcg: str) -> float:
+    "The mean of the counted lists' NDCG, or the ratio of their summed DCG to their summed IDCG (both as normalized)."
+    if not counted.any():
+        return np.nan
+    if average == "mean":
+        return float(per_list[counted].mean())
+    if zero_idcg == "nan" and undefined.any():
+        return np.nan
+    total = (s.high - s.low)[counted].sum()
+    return float((s.dcg - s.low)[counted].sum() / total) if total > 0 else np.nan
+
+# %% ../nbs/07_core.ipynb #3ef6a373
 def ndcg_dataset(lists, k: int | None = None, *, average: str = "mean", scores=None, ties: str = "average",
                  ideal=None, gain="linear", discount="log2", truncation="cut", normalization="judged", zero_idcg: str = "zero",
                  lengths=None, mask=None, group_sizes=None) -> DatasetScore:
@@ -578,14 +602,6 @@ def ndcg_dataset(lists, k: int | None = None, *, average: str = "mean", scores=N
                        normalization)
     per_list, undefined = _normalized(s, zero_idcg)
     counted = ~undefined if zero_idcg == "skip" else np.ones(len(batch), dtype=bool)
-    if not counted.any():
-        value = np.nan
-    elif average == "mean":
-        value = float(per_list[counted].mean())
-    elif zero_idcg == "nan" and undefined.any():
-        value = np.nan
-    else:
-        total = (s.high - s.low)[counted].sum()
-        value = float((s.dcg - s.low)[counted].sum() / total) if total > 0 else np.nan
+    value = _dataset_value(s, per_list, undefined, counted, average, zero_idcg)
     return DatasetScore(value, average, per_list, s.dcg, s.idcg, len(batch), int(counted.sum()),
                         int(undefined.sum()), zero_idcg, {**s.labels, "average": average, "zero_idcg": zero_idcg})
