@@ -18,7 +18,7 @@ __all__ = ['COLUMNS', 'explain']
 COLUMNS = ["rank", "item", "grade", "gain", "discount", "discounted_gain", "dcg",
            "ideal_item", "ideal_grade", "ideal_gain", "ideal_discounted_gain", "idcg", "ndcg"]
 
-# %% ../nbs/08_explain.ipynb #588ea4cf
+# %% ../nbs/08_explain.ipynb #99292499
 def _one_list(grades, ideal):
     "The ranked list and its pool (None: its own grades) as batches of one list, or a `ValueError`."
     batch = as_batch(grades)
@@ -29,7 +29,7 @@ def _one_list(grades, ideal):
         raise ValueError("ideal= must be one list of grades when explaining one list")
     return batch, pool
 
-# %% ../nbs/08_explain.ipynb #6f73887e
+# %% ../nbs/08_explain.ipynb #6eeb04d5
 def _item_labels(items, n: int, ideal_items, pool) -> tuple[list, list]:
     "The labels of the `n` ranked documents and of the pool's documents, checked against their numbers."
     items = list(range(1, n + 1)) if items is None else list(items)
@@ -43,7 +43,7 @@ def _item_labels(items, n: int, ideal_items, pool) -> tuple[list, list]:
         raise ValueError(f"ideal_items has {len(ideal_items)} labels for {size} ideal grades")
     return items, ideal_items
 
-# %% ../nbs/08_explain.ipynb #7761b05e
+# %% ../nbs/08_explain.ipynb #397018e9
 def _padded(row: np.ndarray, length: int, depth: int) -> np.ndarray:
     "The first `depth` entries of `row`, NaN past `length`."
     padded = np.full(depth, np.nan)
@@ -51,7 +51,7 @@ def _padded(row: np.ndarray, length: int, depth: int) -> np.ndarray:
     padded[np.arange(depth) >= length] = np.nan
     return padded
 
-# %% ../nbs/08_explain.ipynb #d60a738f
+# %% ../nbs/08_explain.ipynb #1b6cee2c
 def _weight_columns(s, depth: int) -> tuple[np.ndarray, np.ndarray]:
     "The discount weight at each of `depth` ranks of the ranked list and of its ideal."
     if s.weights is not None:
@@ -59,7 +59,7 @@ def _weight_columns(s, depth: int) -> tuple[np.ndarray, np.ndarray]:
     ranked_weights, ideal_weights = s.document_weights()
     return _padded(ranked_weights, s.lengths[0], depth), _padded(ideal_weights, s.ideal_lengths[0], depth)
 
-# %% ../nbs/08_explain.ipynb #7f678e7c
+# %% ../nbs/08_explain.ipynb #5dbc0f3f
 def _running_ndcg(running_dcg, running_idcg, s, zero_idcg: str) -> np.ndarray:
     "NDCG at each depth from the running DCG and IDCG, lists of IDCG 0 following `zero_idcg`."
     if zero_idcg == "raise":
@@ -68,7 +68,7 @@ def _running_ndcg(running_dcg, running_idcg, s, zero_idcg: str) -> np.ndarray:
     ndcg_at, _ = ndcg_ratio(running_dcg, running_idcg, zero_idcg)
     return ndcg_at
 
-# %% ../nbs/08_explain.ipynb #28b8f516
+# %% ../nbs/08_explain.ipynb #6d9b2dfb
 def _names(labels: list, source: np.ndarray, length: int, depth: int) -> list:
     "The label of the document at each of `depth` ranks: '(padding)' where appended, None past `length`."
     out = []
@@ -77,7 +77,7 @@ def _names(labels: list, source: np.ndarray, length: int, depth: int) -> list:
         out.append(None if r >= length else ("(padding)" if j < 0 else labels[j]))
     return out
 
-# %% ../nbs/08_explain.ipynb #5aaad196
+# %% ../nbs/08_explain.ipynb #9d6767e8
 def explain(grades, k: int | None = None, *, items=None, ideal=None, ideal_items=None, gain="linear",
             discount="log2", truncation="cut", zero_idcg: str = "zero") -> pd.DataFrame:
     "One row per rank: the ranked list and its ideal order side by side, with running DCG, IDCG and NDCG."
