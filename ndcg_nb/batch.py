@@ -57,7 +57,9 @@ def _to_float(values, what: str) -> np.ndarray:
         raise InputTypeError(f"{what} must be numbers: {exc}") from None
     return array
 
+# %% ../nbs/06_batch.ipynb #a0fc1178
 def _check_finite(values: np.ndarray, offsets: np.ndarray, what: str, single: bool, padded: bool = False):
+    "Refuse NaN and infinities, naming the list and rank of the first (and, for a padded 2-D input, how to pad)."
     bad = ~np.isfinite(values)
     if bad.any():
         at = int(np.flatnonzero(bad)[0])
@@ -68,7 +70,9 @@ def _check_finite(values: np.ndarray, offsets: np.ndarray, what: str, single: bo
                 "." if padded and np.isnan(values[at]) else "")
         raise InputError(f"{what} has {values[at]} at {where}; {what} must be finite numbers.{hint}")
 
+# %% ../nbs/06_batch.ipynb #01795a4b
 def _ragged(lists, what: str) -> tuple[np.ndarray, np.ndarray]:
+    "A list of lists of different lengths as flat floats and the length of each list."
     if not any(map(_is_sequence, lists)):
         _to_float(lists, what)
     if not all(map(_is_sequence, lists)):
@@ -81,33 +85,45 @@ def _ragged(lists, what: str) -> tuple[np.ndarray, np.ndarray]:
         raise InputTypeError(f"{what} is nested more than two levels deep; give a list of lists of {what}")
     return _to_float(flat, what), lengths
 
+# %% ../nbs/06_batch.ipynb #4b3eb72e
+def _mask_lengths(mask, shape, what: str) -> np.ndarray:
+    "The number of documents of each row marked by a boolean `mask`, which must mark a prefix of the row."
+    mask = np.asarray(mask, dtype=bool)
+    if mask.shape != shape:
+        raise InputError(f"mask has shape {mask.shape} but {what} has shape {shape}")
+    lens = mask.sum(axis=1)
+    gaps = mask != (np.arange(shape[1]) < lens[:, None])
+    if gaps.any():
+        row = int(np.flatnonzero(gaps.any(axis=1))[0])
+        raise InputError(f"mask row {row} has a gap: a mask must mark a prefix of each row (the documents "
+                         "retrieved, in rank order)")
+    return lens.astype(np.int64)
+
+# %% ../nbs/06_batch.ipynb #4bf34b5a
+def _given_lengths(lengths, shape) -> np.ndarray:
+    "`lengths=` checked: one integer per row, each between 0 and the width of the rows."
+    n, width = shape
+    lens = np.asarray(lengths)
+    if lens.shape != (n,) or not np.issubdtype(lens.dtype, np.integer):
+        raise InputError(f"lengths must be {n} integers, one per list, got {lengths!r}")
+    if (lens < 0).any() or (lens > width).any():
+        row = int(np.flatnonzero((lens < 0) | (lens > width))[0])
+        raise InputError(f"lengths[{row}] = {lens[row]} is outside 0..{width}")
+    return lens.astype(np.int64)
+
 def _prefix_lengths(shape, lengths, mask, what: str) -> np.ndarray | None:
     "The number of real documents in each row of a 2-D input, from `lengths=` or `mask=` (None: every row is full)."
-    n, width = shape
     if lengths is not None and mask is not None:
         raise UsageError("give lengths= or mask=, not both")
     if mask is not None:
-        mask = np.asarray(mask, dtype=bool)
-        if mask.shape != shape:
-            raise InputError(f"mask has shape {mask.shape} but {what} has shape {shape}")
-        lens = mask.sum(axis=1)
-        gaps = mask != (np.arange(width) < lens[:, None])
-        if gaps.any():
-            row = int(np.flatnonzero(gaps.any(axis=1))[0])
-            raise InputError(f"mask row {row} has a gap: a mask must mark a prefix of each row (the documents "
-                             "retrieved, in rank order)")
-        return lens.astype(np.int64)
+        return _mask_lengths(mask, shape, what)
     if lengths is not None:
-        lens = np.asarray(lengths)
-        if lens.shape != (n,) or not np.issubdtype(lens.dtype, np.integer):
-            raise InputError(f"lengths must be {n} integers, one per list, got {lengths!r}")
-        if (lens < 0).any() or (lens > width).any():
-            row = int(np.flatnonzero((lens < 0) | (lens > width))[0])
-            raise InputError(f"lengths[{row}] = {lens[row]} is outside 0..{width}")
-        return lens.astype(np.int64)
+        return _given_lengths(lengths, shape)
     return None
 
+# %% ../nbs/06_batch.ipynb #c1b7244c
 def _group_offsets(group_sizes, size: int, what: str) -> np.ndarray:
+    "The offsets of a 1-D array cut into consecutive groups of `group_sizes`, which must add up to its `size`."
     sizes = np.asarray(group_sizes)
     if sizes.ndim != 1 or not (np.issubdtype(sizes.dtype, np.integer) or sizes.size == 0) or (sizes < 0).any():
         raise InputError(f"group_sizes must be a 1-D array of non-negative integers, got {group_sizes!r}")
@@ -115,58 +131,85 @@ def _group_offsets(group_sizes, size: int, what: str) -> np.ndarray:
         raise InputError(f"group_sizes add up to {int(sizes.sum())} but {what} holds {size} values")
     return offsets_from_lengths(sizes.astype(np.int64))
 
-def _flatten(values, lengths, mask, group_sizes, what: str) -> tuple[np.ndarray, np.ndarray, bool]:
-    "Any accepted input as (flat values, offsets, single)."
+# %% ../nbs/06_batch.ipynb #bdd2a5f0
+def _to_plain(values):
+    "pandas objects and other array-protocol objects (tensors) as NumPy arrays, no copy on CPU; the rest unchanged."
     if hasattr(values, "to_numpy") and getattr(values, "ndim", 0) in (1, 2):
-        values = values.to_numpy()
-    elif not isinstance(values, (list, tuple)) and hasattr(values, "__array__"):
-        values = np.asarray(values)          # tensors and other array-protocol objects, no copy on CPU
+        return values.to_numpy()
+    if not isinstance(values, (list, tuple)) and hasattr(values, "__array__"):
+        return np.asarray(values)
+    return values
+
+def _as_array(values, layout_given: bool, what: str) -> np.ndarray | None:
+    "The values as a float array, or None for lists of different lengths (which may not come with a layout)."
     if isinstance(values, np.ndarray) and values.dtype != object:
-        array = _to_float(values, what)
-    elif isinstance(values, (list, tuple, np.ndarray)):
-        if len(values) == 0:
-            raise InputError(f"{what} is empty: a ranked list needs at least one value")
-        try:
-            array = np.asarray(values, dtype=float)
-        except (TypeError, ValueError):
-            if lengths is not None or mask is not None or group_sizes is not None:
-                raise InputTypeError(f"{what}: lengths=, mask= and group_sizes= go with arrays, not a list of "
-                                "lists") from None
-            flat, lens = _ragged(list(values), what)
-            offsets = offsets_from_lengths(lens)
-            _check_finite(flat, offsets, what, single=False)
-            return flat, offsets, False
-    else:
+        return _to_float(values, what)
+    if not isinstance(values, (list, tuple, np.ndarray)):
         raise InputTypeError(f"{what} must be a list, a NumPy array or a pandas Series of numbers, "
                         f"got {type(values).__name__}")
+    if len(values) == 0:
+        raise InputError(f"{what} is empty: a ranked list needs at least one value")
+    try:
+        return np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        if layout_given:
+            raise InputTypeError(f"{what}: lengths=, mask= and group_sizes= go with arrays, not a list of "
+                            "lists") from None
+        return None
+
+# %% ../nbs/06_batch.ipynb #7946f1bc
+def _flatten_ragged(values, what: str) -> tuple[np.ndarray, np.ndarray, bool]:
+    flat, lens = _ragged(list(values), what)
+    offsets = offsets_from_lengths(lens)
+    _check_finite(flat, offsets, what, single=False)
+    return flat, offsets, False
+
+def _flatten_groups(array, group_sizes, lengths, mask, what: str) -> tuple[np.ndarray, np.ndarray, bool]:
+    if array.ndim != 1:
+        raise InputError(f"group_sizes= goes with a 1-D array of {what}; got {array.ndim} dimensions")
+    if lengths is not None or mask is not None:
+        raise UsageError("give group_sizes= alone, without lengths= or mask=")
+    offsets = _group_offsets(group_sizes, array.size, what)
+    _check_finite(array, offsets, what, single=False)
+    return array, offsets, False
+
+# %% ../nbs/06_batch.ipynb #78c111e1
+def _flatten_one(array, lengths, mask, what: str) -> tuple[np.ndarray, np.ndarray, bool]:
+    if lengths is not None or mask is not None:
+        raise UsageError(f"{what} is one list; lengths= and mask= are for 2-D batches")
+    if array.size == 0:
+        raise InputError(f"{what} is empty: a ranked list needs at least one value")
+    offsets = np.array([0, array.size], dtype=np.int64)
+    _check_finite(array, offsets, what, single=True)
+    return array, offsets, True
+
+def _flatten_rows(array, lengths, mask, what: str) -> tuple[np.ndarray, np.ndarray, bool]:
+    if array.shape[0] == 0:
+        raise InputError(f"{what} holds no lists")
+    lens = _prefix_lengths(array.shape, lengths, mask, what)
+    if lens is None:
+        flat, offsets = array.reshape(-1), np.arange(array.shape[0] + 1, dtype=np.int64) * array.shape[1]
+    else:
+        flat, offsets = array[np.arange(array.shape[1]) < lens[:, None]], offsets_from_lengths(lens)
+    _check_finite(flat, offsets, what, single=False, padded=lens is None)
+    return flat, offsets, False
+
+# %% ../nbs/06_batch.ipynb #e2be3303
+def _flatten(values, lengths, mask, group_sizes, what: str) -> tuple[np.ndarray, np.ndarray, bool]:
+    "Any accepted input as (flat values, offsets, single)."
+    values = _to_plain(values)
+    array = _as_array(values, lengths is not None or mask is not None or group_sizes is not None, what)
+    if array is None:
+        return _flatten_ragged(values, what)
     if group_sizes is not None:
-        if array.ndim != 1:
-            raise InputError(f"group_sizes= goes with a 1-D array of {what}; got {array.ndim} dimensions")
-        if lengths is not None or mask is not None:
-            raise UsageError("give group_sizes= alone, without lengths= or mask=")
-        offsets = _group_offsets(group_sizes, array.size, what)
-        _check_finite(array, offsets, what, single=False)
-        return array, offsets, False
+        return _flatten_groups(array, group_sizes, lengths, mask, what)
     if array.ndim == 1:
-        if lengths is not None or mask is not None:
-            raise UsageError(f"{what} is one list; lengths= and mask= are for 2-D batches")
-        if array.size == 0:
-            raise InputError(f"{what} is empty: a ranked list needs at least one value")
-        offsets = np.array([0, array.size], dtype=np.int64)
-        _check_finite(array, offsets, what, single=True)
-        return array, offsets, True
+        return _flatten_one(array, lengths, mask, what)
     if array.ndim == 2:
-        if array.shape[0] == 0:
-            raise InputError(f"{what} holds no lists")
-        lens = _prefix_lengths(array.shape, lengths, mask, what)
-        if lens is None:
-            flat, offsets = array.reshape(-1), np.arange(array.shape[0] + 1, dtype=np.int64) * array.shape[1]
-        else:
-            flat, offsets = array[np.arange(array.shape[1]) < lens[:, None]], offsets_from_lengths(lens)
-        _check_finite(flat, offsets, what, single=False, padded=lens is None)
-        return flat, offsets, False
+        return _flatten_rows(array, lengths, mask, what)
     raise InputError(f"{what} has {array.ndim} dimensions; give one list (1-D) or a batch (2-D)")
 
+# %% ../nbs/06_batch.ipynb #98264a21
 def as_batch(grades, lengths=None, mask=None, *, scores=None, group_sizes=None, what: str = "grades") -> Batch:
     "Read one ranked list or a batch of them (with their `scores`, if given) into a `Batch`, or raise a clear error."
     if isinstance(grades, Batch):

@@ -64,6 +64,7 @@ class Scores:
 
 # %% ../nbs/07_core.ipynb #d25a4be9
 def _policies(gain, discount, truncation) -> tuple[BoundPolicy, BoundPolicy, BoundPolicy]:
+    "The three policies resolved from their names (or specs); policies already bound are used as they are."
     bound = []
     for kind, spec in (("gain", gain), ("discount", discount), ("truncation", truncation)):
         bound.append(spec if isinstance(spec, BoundPolicy) else resolve_policy(kind, spec))
@@ -304,6 +305,85 @@ def _normalize(normalization: BoundPolicy, s: Scores, batch: Batch, pool: Batch,
             raise PluginError(f"{name} returned a non-finite {what} reference ({values[~np.isfinite(values)][0]})")
     return low, high
 
+# %% ../nbs/07_core.ipynb #85835d2f
+def _list_index(gain: BoundPolicy, *offsets: np.ndarray) -> list[np.ndarray] | None:
+    "For a gain that asks for context, the list of each element of each flat array cut by `offsets`; else None."
+    return [list_ids(o) for o in offsets] if gain.context else None
+
+# %% ../nbs/07_core.ipynb #dea0d14f
+def _pool(batch: Batch, ideal: Batch | None) -> Batch:
+    "Where the ideal of each list comes from: its own grades, or `ideal`, which must hold as many lists."
+    pool = batch if ideal is None else ideal
+    if len(pool) != len(batch):
+        raise InputError(f"ideal= holds {len(pool)} lists but the ranked input holds {len(batch)}")
+    return pool
+
+# %% ../nbs/07_core.ipynb #b21dbdb9
+def _input_gains(gain: BoundPolicy, batch: Batch, ideal: Batch | None, max_grades) -> tuple[np.ndarray, np.ndarray]:
+    "Step 1: the gains of the ranked grades and of the pool's, in one call of the gain policy."
+    if ideal is None:
+        batch_gains, = policy_gains(gain, batch.grades, lists=_list_index(gain, batch.offsets), max_grades=max_grades)
+        return batch_gains, batch_gains
+    batch_gains, pool_gains = policy_gains(gain, batch.grades, ideal.grades, max_grades=max_grades,
+                                           lists=_list_index(gain, batch.offsets, ideal.offsets))
+    return batch_gains, pool_gains
+
+# %% ../nbs/07_core.ipynb #c8b63772
+def _ranked(batch: Batch, batch_gains, truncation: BoundPolicy, k, ties, tie_groups, detail, context):
+    "The ranked lists after truncation: grades, gains (empty where appended), source (-1 where appended), offsets."
+    index, ranked_gains, ranked_offsets = _rank(batch, batch_gains, None if truncation.context else k, ties,
+                                                tie_groups, detail)
+    ranked_context = _truncation_context(truncation, context, index, batch.scores, ideal=False)
+    grades, offsets, retained, kept_in = _truncate(truncation, batch.grades[index], ranked_offsets, k, "ranked list",
+                                                   ranked_context)
+    source = np.full(len(grades), -1, dtype=np.int64)
+    source[retained] = (index - batch.offsets[list_ids(ranked_offsets)])[kept_in]
+    gains = np.empty(len(grades))
+    gains[retained] = ranked_gains[kept_in]
+    return grades, gains, source, offsets
+
+# %% ../nbs/07_core.ipynb #679e507c
+def _gains_of_kept(pool_gains: np.ndarray, source: np.ndarray) -> np.ndarray:
+    "The gain of each document taken from the pool (`source` >= 0); places of appended documents left empty."
+    gains = np.empty(len(source))
+    kept = source >= 0
+    gains[kept] = pool_gains[source[kept]]
+    return gains
+
+# %% ../nbs/07_core.ipynb #9f71f975
+def _fill_appended_gains(gain: BoundPolicy, max_grades, ranked: tuple, ideal: tuple):
+    "Step 4c: set the gains of appended documents; `ranked` and `ideal` are (grades, gains, appended, offsets)."
+    (grades, gains, appended, offsets), (ideal_grades, ideal_gains, ideal_appended, ideal_offsets) = ranked, ideal
+    if not (appended.any() or ideal_appended.any()):
+        return
+    lists = _list_index(gain, offsets, ideal_offsets)
+    if lists is not None:
+        lists = [lists[0][appended], lists[1][ideal_appended]]
+    new, ideal_new = policy_gains(gain, grades[appended], ideal_grades[ideal_appended], lists=lists,
+                                  max_grades=max_grades)
+    gains[appended], ideal_gains[ideal_appended] = new, ideal_new
+
+# %% ../nbs/07_core.ipynb #e2bc29f7
+def _weighted_sums(discount: BoundPolicy, k, gains, offsets, ideal_gains, ideal_offsets):
+    "DCG, IDCG, the weight of each rank (None for a discount per list) and, for a discount per list, the weights."
+    if "lengths" in discount.context:
+        list_weights = tuple(_list_weights(discount, [offsets, ideal_offsets], k))
+        dcg = _discounted_sums(gains, offsets, list_weights[0], per_document=True)
+        idcg = _discounted_sums(ideal_gains, ideal_offsets, list_weights[1], per_document=True)
+        return dcg, idcg, None, list_weights
+    depth = int(max(np.diff(offsets).max(initial=0), np.diff(ideal_offsets).max(initial=0)))
+    weights = discount_weights(discount, depth, k)
+    return _discounted_sums(gains, offsets, weights), _discounted_sums(ideal_gains, ideal_offsets, weights), weights, None
+
+# %% ../nbs/07_core.ipynb #fe4a3cfd
+def _labels(gain, discount, truncation, normalization, k, own_pool: bool, ties: str | None) -> dict:
+    "What was computed, by name, for reports: the policies' labels, the depth, the pool, the ties rule if one applied."
+    labels = {"gain": gain.label, "discount": discount.label, "truncation": truncation.label, "k": k,
+              "ideal": "own grades" if own_pool else "given", "normalization": normalization.label}
+    if ties is not None:
+        labels["ties"] = ties
+    return labels
+
 # %% ../nbs/07_core.ipynb #cb9f3fde
 def score_batch(batch: Batch, k: int | None = None, *, ideal: Batch | None = None, gain="linear",
                 discount="log2", truncation="cut", ties: str = "average", tie_groups: np.ndarray | None = None,
@@ -317,55 +397,21 @@ def score_batch(batch: Batch, k: int | None = None, *, ideal: Batch | None = Non
     check_depth(k)
     gain, discount, truncation = _policies(gain, discount, truncation)
     normalization = normalization if isinstance(normalization, BoundPolicy) else resolve_policy("normalization", normalization)
-    pool = batch if ideal is None else ideal
-    if len(pool) != len(batch):
-        raise InputError(f"ideal= holds {len(pool)} lists but the ranked input holds {len(batch)}")
+    pool = _pool(batch, ideal)
     pool_known = context if ideal is None else {"judged": np.ones(len(pool.grades), dtype=bool), **(ideal_context or {})}
     max_grades = _max_per_list(pool.grades, pool.offsets) if (gain.context or normalization.context) else None
-    lists = (lambda *offsets: [list_ids(o) for o in offsets]) if gain.context else (lambda *offsets: None)
-    if ideal is None:
-        batch_gains, = policy_gains(gain, batch.grades, lists=lists(batch.offsets), max_grades=max_grades)
-        pool_gains = batch_gains
-    else:
-        batch_gains, pool_gains = policy_gains(gain, batch.grades, pool.grades, lists=lists(batch.offsets, pool.offsets),
-                                         max_grades=max_grades)
-    index, ranked_gains, ranked_offsets = _rank(batch, batch_gains, None if truncation.context else k, ties,
-                                                tie_groups, detail)
-    ranked_context = _truncation_context(truncation, context, index, batch.scores, ideal=False)
-    grades, offsets, retained, kept_in = _truncate(truncation, batch.grades[index], ranked_offsets, k, "ranked list",
-                                                   ranked_context)
-    source = np.full(len(grades), -1, dtype=np.int64)
-    source[retained] = (index - batch.offsets[list_ids(ranked_offsets)])[kept_in]
+    batch_gains, pool_gains = _input_gains(gain, batch, ideal, max_grades)
+    grades, gains, source, offsets = _ranked(batch, batch_gains, truncation, k, ties, tie_groups, detail, context)
     ideal_source, ideal_grades, ideal_offsets = _ideal(pool, pool_gains, truncation, k, detail, pool_known)
-    appended, ideal_appended = ~retained, ideal_source < 0
-    gains = np.empty(len(grades))
-    ideal_gains = np.empty(len(ideal_grades))
-    gains[retained] = ranked_gains[kept_in]
-    ideal_gains[~ideal_appended] = pool_gains[ideal_source[~ideal_appended]]
-    if appended.any() or ideal_appended.any():
-        appended_lists = lists(offsets, ideal_offsets)
-        if appended_lists is not None:
-            appended_lists = [appended_lists[0][appended], appended_lists[1][ideal_appended]]
-        new, ideal_new = policy_gains(gain, grades[appended], ideal_grades[ideal_appended], lists=appended_lists,
-                                max_grades=max_grades)
-        gains[appended], ideal_gains[ideal_appended] = new, ideal_new
+    ideal_gains = _gains_of_kept(pool_gains, ideal_source)
+    _fill_appended_gains(gain, max_grades, (grades, gains, source < 0, offsets),
+                         (ideal_grades, ideal_gains, ideal_source < 0, ideal_offsets))
     ideal_source, ideal_grades, ideal_gains = _fill_ideal(pool, pool_gains, ideal_source, ideal_grades,
                                                           ideal_gains, ideal_offsets)
-    if "lengths" in discount.context:
-        weights = None
-        list_weights = tuple(_list_weights(discount, [offsets, ideal_offsets], k))
-        dcg = _discounted_sums(gains, offsets, list_weights[0], per_document=True)
-        idcg = _discounted_sums(ideal_gains, ideal_offsets, list_weights[1], per_document=True)
-    else:
-        list_weights = None
-        depth = int(max(np.diff(offsets).max(initial=0), np.diff(ideal_offsets).max(initial=0)))
-        weights = discount_weights(discount, depth, k)
-        dcg, idcg = _discounted_sums(gains, offsets, weights), _discounted_sums(ideal_gains, ideal_offsets, weights)
+    dcg, idcg, weights, list_weights = _weighted_sums(discount, k, gains, offsets, ideal_gains, ideal_offsets)
     check_finite_sums(dcg, idcg, gains, batch.single)
-    labels = {"gain": gain.label, "discount": discount.label, "truncation": truncation.label, "k": k,
-              "ideal": "own grades" if ideal is None else "given", "normalization": normalization.label}
-    if batch.scores is not None and tie_groups is None:
-        labels["ties"] = ties
+    labels = _labels(gain, discount, truncation, normalization, k, ideal is None,
+                     ties if batch.scores is not None and tie_groups is None else None)
     scores = Scores(dcg, idcg, grades, gains, offsets, source, ideal_grades, ideal_gains, ideal_offsets,
                     ideal_source, weights, labels, list_weights=list_weights)
     scores.low, scores.high = _normalize(normalization, scores, batch, pool, pool_gains, gain, discount, truncation,
@@ -395,8 +441,21 @@ def ndcg_ratio(dcg: np.ndarray, idcg: np.ndarray, zero_idcg: str, names=None) ->
 
 # %% ../nbs/07_core.ipynb #f99488c4
 def one_or_many(values: np.ndarray, batch: Batch):
+    "A float for a single list, the array of per-list values for a batch."
     return float(values[0]) if batch.single else values
 
+# %% ../nbs/07_core.ipynb #53442d83
+def _warn_if_not_ideal(s: Scores, single: bool):
+    "An `ideal=` pool with less DCG than the ranked list is not the ideal: NDCG exceeds 1. Say so."
+    above = s.dcg > s.idcg + 1e-12 * np.maximum(np.abs(s.idcg), 1.0)
+    if above.any():
+        row = int(np.flatnonzero(above)[0])
+        where = "the list" if single else f"{int(above.sum())} list(s), first list {row},"
+        warnings.warn(f"DCG of {where} is {s.dcg[row]:.6g}, above the IDCG {s.idcg[row]:.6g} of its ideal= pool, so "
+                      "NDCG exceeds 1: the pool should hold every judged document, those ranked included",
+                      NdcgWarning, stacklevel=4)
+
+# %% ../nbs/07_core.ipynb #76104680
 def _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores, ties, group_sizes,
             normalization="judged") -> tuple[Scores, Batch]:
     batch = as_batch(grades, lengths, mask, scores=scores, group_sizes=group_sizes)
@@ -412,16 +471,7 @@ def _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores,
         _warn_if_not_ideal(scores, batch.single)
     return scores, batch
 
-def _warn_if_not_ideal(s: Scores, single: bool):
-    "An `ideal=` pool with less DCG than the ranked list is not the ideal: NDCG exceeds 1. Say so."
-    above = s.dcg > s.idcg + 1e-12 * np.maximum(np.abs(s.idcg), 1.0)
-    if above.any():
-        row = int(np.flatnonzero(above)[0])
-        where = "the list" if single else f"{int(above.sum())} list(s), first list {row},"
-        warnings.warn(f"DCG of {where} is {s.dcg[row]:.6g}, above the IDCG {s.idcg[row]:.6g} of its ideal= pool, so "
-                      "NDCG exceeds 1: the pool should hold every judged document, those ranked included",
-                      NdcgWarning, stacklevel=4)
-
+# %% ../nbs/07_core.ipynb #7ead3bca
 def cg(grades, k: int | None = None, *, scores=None, ties: str = "average", gain="linear", truncation="cut",
        lengths=None, mask=None, group_sizes=None):
     "Cumulative gain: the sum of the gains of the first `k` documents, whatever their order."
@@ -440,6 +490,7 @@ def idcg(grades, k: int | None = None, *, ideal=None, scores=None, ties: str = "
     s, batch = _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores, ties, group_sizes)
     return one_or_many(s.idcg, batch)
 
+# %% ../nbs/07_core.ipynb #cd1253c0
 def _normalized(s: Scores, zero_idcg: str, names=None) -> tuple[np.ndarray, np.ndarray]:
     "Per-list `(dcg - low) / (high - low)` and the mask of lists where `high - low <= 0` (see `ndcg_ratio`)."
     return ndcg_ratio(s.dcg - s.low, s.high - s.low, zero_idcg, names)
@@ -469,6 +520,24 @@ def one_ranking_serves(gain, discount, truncation, normalization, own_pool: bool
     return (truncation.policy.function is cut_truncation and not truncation.params and usual
             and not gain.context and not discount.context and not normalization.params)
 
+# %% ../nbs/07_core.ipynb #39c46143
+def _depths_from_one_ranking(full: Scores, depths) -> dict:
+    "`{k: DepthScore}` read from the scores of the whole lists (`k=None`), for the usual normalization."
+    discounted = full.gains * full.weights[positions_in_lists(full.offsets)] if len(full.gains) else full.gains
+    ideal_discounted = (full.ideal_gains * full.weights[positions_in_lists(full.ideal_offsets)]
+                        if len(full.ideal_gains) else full.ideal_gains)
+    positions, ideal_positions = positions_in_lists(full.offsets), positions_in_lists(full.ideal_offsets)
+    zeros = np.zeros(len(full.dcg))
+    out = {}
+    for k in depths:
+        if k is None:
+            out[k] = DepthScore(full.dcg, full.idcg, zeros, full.idcg)
+            continue
+        idcg = segment_sum(np.where(ideal_positions < k, ideal_discounted, 0.0), full.ideal_offsets)
+        out[k] = DepthScore(segment_sum(np.where(positions < k, discounted, 0.0), full.offsets), idcg, zeros, idcg)
+    return out
+
+# %% ../nbs/07_core.ipynb #d9efc5e6
 def score_depths(batch: Batch, depths, *, ideal: Batch | None = None, gain="linear", discount="log2",
                  truncation="cut", normalization="judged", ties: str = "average",
                  tie_groups: np.ndarray | None = None, context: dict | None = None,
@@ -490,19 +559,7 @@ def score_depths(batch: Batch, depths, *, ideal: Batch | None = None, gain="line
         return out
     full = score_batch(batch, None, ideal=ideal, gain=gain, discount=discount, truncation=truncation, ties=ties,
                        tie_groups=tie_groups, detail=False)
-    discounted = full.gains * full.weights[positions_in_lists(full.offsets)] if len(full.gains) else full.gains
-    ideal_discounted = (full.ideal_gains * full.weights[positions_in_lists(full.ideal_offsets)]
-                        if len(full.ideal_gains) else full.ideal_gains)
-    positions, ideal_positions = positions_in_lists(full.offsets), positions_in_lists(full.ideal_offsets)
-    zeros = np.zeros(len(full.dcg))
-    out = {}
-    for k in depths:
-        if k is None:
-            out[k] = DepthScore(full.dcg, full.idcg, zeros, full.idcg)
-            continue
-        idcg = segment_sum(np.where(ideal_positions < k, ideal_discounted, 0.0), full.ideal_offsets)
-        out[k] = DepthScore(segment_sum(np.where(positions < k, discounted, 0.0), full.offsets), idcg, zeros, idcg)
-    return out
+    return _depths_from_one_ranking(full, depths)
 
 # %% ../nbs/07_core.ipynb #75f1887d
 @dataclass
@@ -522,6 +579,19 @@ class DatasetScore:
     def __float__(self):
         return float(self.value)
 
+# %% ../nbs/07_core.ipynb #634e89ce
+def _dataset_value(s: Scores, per_list, undefined, counted, average: str, zero_idcg: str) -> float:
+    "The mean of the counted lists' NDCG, or the ratio of their summed DCG to their summed IDCG (both as normalized)."
+    if not counted.any():
+        return np.nan
+    if average == "mean":
+        return float(per_list[counted].mean())
+    if zero_idcg == "nan" and undefined.any():
+        return np.nan
+    total = (s.high - s.low)[counted].sum()
+    return float((s.dcg - s.low)[counted].sum() / total) if total > 0 else np.nan
+
+# %% ../nbs/07_core.ipynb #3ef6a373
 def ndcg_dataset(lists, k: int | None = None, *, average: str = "mean", scores=None, ties: str = "average",
                  ideal=None, gain="linear", discount="log2", truncation="cut", normalization="judged", zero_idcg: str = "zero",
                  lengths=None, mask=None, group_sizes=None) -> DatasetScore:
@@ -532,14 +602,6 @@ def ndcg_dataset(lists, k: int | None = None, *, average: str = "mean", scores=N
                        normalization)
     per_list, undefined = _normalized(s, zero_idcg)
     counted = ~undefined if zero_idcg == "skip" else np.ones(len(batch), dtype=bool)
-    if not counted.any():
-        value = np.nan
-    elif average == "mean":
-        value = float(per_list[counted].mean())
-    elif zero_idcg == "nan" and undefined.any():
-        value = np.nan
-    else:
-        total = (s.high - s.low)[counted].sum()
-        value = float((s.dcg - s.low)[counted].sum() / total) if total > 0 else np.nan
+    value = _dataset_value(s, per_list, undefined, counted, average, zero_idcg)
     return DatasetScore(value, average, per_list, s.dcg, s.idcg, len(batch), int(counted.sum()),
                         int(undefined.sum()), zero_idcg, {**s.labels, "average": average, "zero_idcg": zero_idcg})

@@ -18,70 +18,91 @@ __all__ = ['COLUMNS', 'explain']
 COLUMNS = ["rank", "item", "grade", "gain", "discount", "discounted_gain", "dcg",
            "ideal_item", "ideal_grade", "ideal_gain", "ideal_discounted_gain", "idcg", "ndcg"]
 
-def explain(grades, k: int | None = None, *, items=None, ideal=None, ideal_items=None, gain="linear",
-            discount="log2", truncation="cut", zero_idcg: str = "zero") -> pd.DataFrame:
-    "One row per rank: the ranked list and its ideal order side by side, with running DCG, IDCG and NDCG."
+# %% ../nbs/08_explain.ipynb #99292499
+def _one_list(grades, ideal):
+    "The ranked list and its pool (None: its own grades) as batches of one list, or a `ValueError`."
     batch = as_batch(grades)
     if not batch.single:
         raise ValueError("explain takes one ranked list; call it once per list of a batch")
     pool = None if ideal is None else as_batch(ideal, what="ideal")
     if pool is not None and not pool.single:
         raise ValueError("ideal= must be one list of grades when explaining one list")
-    n = int(batch.lengths[0])
+    return batch, pool
+
+# %% ../nbs/08_explain.ipynb #6eeb04d5
+def _item_labels(items, n: int, ideal_items, pool) -> tuple[list, list]:
+    "The labels of the `n` ranked documents and of the pool's documents, checked against their numbers."
     items = list(range(1, n + 1)) if items is None else list(items)
     if len(items) != n:
         raise ValueError(f"items has {len(items)} labels for {n} grades")
-    if ideal is None:
-        ideal_items = items
-    else:
-        ideal_items = list(range(1, int(pool.lengths[0]) + 1)) if ideal_items is None else list(ideal_items)
-        if len(ideal_items) != int(pool.lengths[0]):
-            raise ValueError(f"ideal_items has {len(ideal_items)} labels for {int(pool.lengths[0])} ideal grades")
-    s = score_batch(batch, k, ideal=pool, gain=gain, discount=discount, truncation=truncation)
-    depth = max(int(s.lengths[0]), int(s.ideal_lengths[0]))
-    def at(row, length):
-        "The first `depth` entries of `row`, NaN past `length`."
-        padded = np.full(depth, np.nan)
-        padded[:min(len(row), depth)] = row[:depth]
-        padded[np.arange(depth) >= length] = np.nan
-        return padded
+    if pool is None:
+        return items, items
+    size = int(pool.lengths[0])
+    ideal_items = list(range(1, size + 1)) if ideal_items is None else list(ideal_items)
+    if len(ideal_items) != size:
+        raise ValueError(f"ideal_items has {len(ideal_items)} labels for {size} ideal grades")
+    return items, ideal_items
 
+# %% ../nbs/08_explain.ipynb #397018e9
+def _padded(row: np.ndarray, length: int, depth: int) -> np.ndarray:
+    "The first `depth` entries of `row`, NaN past `length`."
+    padded = np.full(depth, np.nan)
+    padded[:min(len(row), depth)] = row[:depth]
+    padded[np.arange(depth) >= length] = np.nan
+    return padded
+
+# %% ../nbs/08_explain.ipynb #1b6cee2c
+def _weight_columns(s, depth: int) -> tuple[np.ndarray, np.ndarray]:
+    "The discount weight at each of `depth` ranks of the ranked list and of its ideal."
+    if s.weights is not None:
+        return s.weights[:depth], s.weights[:depth]
     ranked_weights, ideal_weights = s.document_weights()
-    weights = at(ranked_weights, s.lengths[0])
-    if s.weights is not None:            # one weight per rank, shared by the ranked and the ideal list
-        weights = ideal_weights = s.weights[:depth]
-    else:                                # a discount per list: each list has its own weights
-        ideal_weights = at(ideal_weights, s.ideal_lengths[0])
-    gains = at(s.gains, s.lengths[0])
-    ideal_gains = at(s.ideal_gains, s.ideal_lengths[0])
-    discounted = gains * weights
-    ideal_discounted = ideal_gains * ideal_weights
-    running_dcg = np.cumsum(np.nan_to_num(discounted))
-    running_idcg = np.cumsum(np.nan_to_num(ideal_discounted))
+    return _padded(ranked_weights, s.lengths[0], depth), _padded(ideal_weights, s.ideal_lengths[0], depth)
+
+# %% ../nbs/08_explain.ipynb #5dbc0f3f
+def _running_ndcg(running_dcg, running_idcg, s, zero_idcg: str) -> np.ndarray:
+    "NDCG at each depth from the running DCG and IDCG, lists of IDCG 0 following `zero_idcg`."
     if zero_idcg == "raise":
         ndcg_ratio(s.dcg, s.idcg, zero_idcg)         # the list itself: the running values before it may well be 0
         zero_idcg = "nan"
     ndcg_at, _ = ndcg_ratio(running_dcg, running_idcg, zero_idcg)
+    return ndcg_at
 
-    def names(labels, source, length):
-        out = []
-        for r in range(depth):
-            j = int(source[r]) if r < len(source) else -1
-            out.append(None if r >= length else ("(padding)" if j < 0 else labels[j]))
-        return out
+# %% ../nbs/08_explain.ipynb #6d9b2dfb
+def _names(labels: list, source: np.ndarray, length: int, depth: int) -> list:
+    "The label of the document at each of `depth` ranks: '(padding)' where appended, None past `length`."
+    out = []
+    for r in range(depth):
+        j = int(source[r]) if r < len(source) else -1
+        out.append(None if r >= length else ("(padding)" if j < 0 else labels[j]))
+    return out
 
+# %% ../nbs/08_explain.ipynb #9d6767e8
+def explain(grades, k: int | None = None, *, items=None, ideal=None, ideal_items=None, gain="linear",
+            discount="log2", truncation="cut", zero_idcg: str = "zero") -> pd.DataFrame:
+    "One row per rank: the ranked list and its ideal order side by side, with running DCG, IDCG and NDCG."
+    batch, pool = _one_list(grades, ideal)
+    items, ideal_items = _item_labels(items, int(batch.lengths[0]), ideal_items, pool)
+    s = score_batch(batch, k, ideal=pool, gain=gain, discount=discount, truncation=truncation)
+    depth = max(int(s.lengths[0]), int(s.ideal_lengths[0]))
+    weights, ideal_weights = _weight_columns(s, depth)
+    gains = _padded(s.gains, s.lengths[0], depth)
+    ideal_gains = _padded(s.ideal_gains, s.ideal_lengths[0], depth)
+    discounted, ideal_discounted = gains * weights, ideal_gains * ideal_weights
+    running_dcg = np.cumsum(np.nan_to_num(discounted))
+    running_idcg = np.cumsum(np.nan_to_num(ideal_discounted))
     return pd.DataFrame({
         "rank": np.arange(1, depth + 1),
-        "item": pd.Series(names(items, s.source, s.lengths[0]), dtype=object),
-        "grade": at(s.grades, s.lengths[0]),
+        "item": pd.Series(_names(items, s.source, s.lengths[0], depth), dtype=object),
+        "grade": _padded(s.grades, s.lengths[0], depth),
         "gain": gains,
         "discount": weights,
         "discounted_gain": discounted,
         "dcg": running_dcg,
-        "ideal_item": pd.Series(names(ideal_items, s.ideal_source, s.ideal_lengths[0]), dtype=object),
-        "ideal_grade": at(s.ideal_grades, s.ideal_lengths[0]),
+        "ideal_item": pd.Series(_names(ideal_items, s.ideal_source, s.ideal_lengths[0], depth), dtype=object),
+        "ideal_grade": _padded(s.ideal_grades, s.ideal_lengths[0], depth),
         "ideal_gain": ideal_gains,
         "ideal_discounted_gain": ideal_discounted,
         "idcg": running_idcg,
-        "ndcg": ndcg_at,
+        "ndcg": _running_ndcg(running_dcg, running_idcg, s, zero_idcg),
     }, columns=COLUMNS)

@@ -17,11 +17,14 @@ __all__ = ['plot_discounted_gains', 'plot_cumulative_dcg', 'plot_ndcg_at_k', 'pl
 
 # %% ../nbs/09_plots.ipynb #6012215f
 def _axes_or_new(ax):
+    "The `Axes` given, or one on a new figure."
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 3.6))
     return ax
 
+# %% ../nbs/09_plots.ipynb #c5435778
 def _policy_note(gain, discount) -> str:
+    "The gain and discount of a plot, as its title names them."
     return f"gain {resolve_policy('gain', gain).label}, discount {resolve_policy('discount', discount).label}"
 
 # %% ../nbs/09_plots.ipynb #b1296b87

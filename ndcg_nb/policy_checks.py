@@ -17,6 +17,7 @@ __all__ = ['who_computes', 'reject_strings', 'check_output', 'check_values', 'ch
 
 # %% ../nbs/04_policy_checks.ipynb #858b682f
 def who_computes(policy) -> str:
+    "How messages name a policy: its kind, its name and the plugin that registered it."
     return f"{policy.kind} policy {policy.name!r} from plugin {policy.plugin!r}"
 
 # %% ../nbs/04_policy_checks.ipynb #1f934b74
@@ -65,6 +66,7 @@ def check_output(policy, values, inputs=None) -> np.ndarray:
 
 # %% ../nbs/04_policy_checks.ipynb #58a800d8
 def check_values(policy, values, shape, what: str) -> np.ndarray:
+    "What a bound policy returned for `what` as a float array of `shape`, finite, or a `PluginError` naming it."
     name = f"{policy.policy.kind} policy {policy.policy.name!r} from plugin {policy.policy.plugin!r}"
     try:
         out = np.asarray(values, dtype=float)

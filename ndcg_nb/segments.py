@@ -8,11 +8,12 @@ from __future__ import annotations
 import numpy as np
 
 # %% auto #0
-__all__ = ['offsets_from_lengths', 'uniform_length', 'list_ids', 'positions_in_lists', 'segment_sum', 'ranks_from_lengths',
+__all__ = ['offsets_from_lengths', 'uniform_length', 'list_ids', 'ranks_from_lengths', 'positions_in_lists', 'segment_sum',
            'sorted_desc', 'tie_runs', 'run_mean', 'group_mean']
 
 # %% ../nbs/02_segments.ipynb #8e1d3ddd
 def offsets_from_lengths(lengths) -> np.ndarray:
+    "Where each list starts in the flat array, and one past the last: the running sum of `lengths` from 0."
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     return offsets
@@ -29,6 +30,12 @@ def uniform_length(offsets: np.ndarray) -> int | None:
 def list_ids(offsets: np.ndarray) -> np.ndarray:
     "The list each element belongs to."
     return np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+
+# %% ../nbs/02_segments.ipynb #dfb0541d
+def ranks_from_lengths(lengths: np.ndarray) -> np.ndarray:
+    "The 0-based position of every grade of a flat batch within its list."
+    starts = np.cumsum(lengths) - lengths
+    return np.arange(int(lengths.sum())) - np.repeat(starts, lengths)
 
 # %% ../nbs/02_segments.ipynb #46a52329
 def positions_in_lists(offsets: np.ndarray) -> np.ndarray:
@@ -47,12 +54,6 @@ def segment_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     if nonempty.any():
         sums[nonempty] = np.add.reduceat(values, offsets[:-1][nonempty])
     return sums
-
-# %% ../nbs/02_segments.ipynb #dfb0541d
-def ranks_from_lengths(lengths: np.ndarray) -> np.ndarray:
-    "The 0-based position of every grade of a flat batch within its list."
-    starts = np.cumsum(lengths) - lengths
-    return np.arange(int(lengths.sum())) - np.repeat(starts, lengths)
 
 # %% ../nbs/02_segments.ipynb #50f55b8e
 def _top_k_columns(matrix: np.ndarray, k: int) -> np.ndarray:
