@@ -25,6 +25,12 @@ CONVENTION_CHOICES = {"ties": ("docno", "input", "average"),
             "unjudged": ("zero", "drop"), "negative": ("zero", "keep"), "missing_queries": ("skip", "zero"),
             "zero_idcg": ZERO_IDCG_POLICIES}
 
+# %% ../nbs/12_presets.ipynb #7726af97
+def _warn_renamed():
+    warnings.warn("the convention field 'ideal' is now 'normalization' (the same values, and more); "
+                  "'ideal' will be removed in a later version", DeprecationWarning, stacklevel=4)
+
+# %% ../nbs/12_presets.ipynb #ec6e59fb
 @dataclass(frozen=True)
 class Convention:
     "Every choice that turns a run and its qrels into NDCG values."
@@ -79,11 +85,7 @@ class Convention:
     def as_dict(self) -> dict:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
-def _warn_renamed():
-    warnings.warn("the convention field 'ideal' is now 'normalization' (the same values, and more); "
-                  "'ideal' will be removed in a later version", DeprecationWarning, stacklevel=4)
-
-# %% ../nbs/12_presets.ipynb #8cefae34
+# %% ../nbs/12_presets.ipynb #ab61dbf5
 def trec_eval_preset(complete: bool = False, judged_only: bool = False, max_docs: int | None = None) -> Convention:
     "trec_eval 10.0 (`complete` is `-c`, `judged_only` is `-J`, `max_docs` is `-M`)."
     return Convention(gain="linear", discount="log2", ties="docno", normalization="judged", negative="zero",
@@ -91,6 +93,7 @@ def trec_eval_preset(complete: bool = False, judged_only: bool = False, max_docs
                       zero_idcg="zero", max_docs=max_docs, integer_grades=True, float32_scores=True,
                       preset="trec_eval")
 
+# %% ../nbs/12_presets.ipynb #e40282f6
 def sklearn_preset() -> Convention:
     "scikit-learn `ndcg_score` (ties averaged)."
     return Convention(ties="average", normalization="retrieved", negative="keep", zero_idcg="zero", preset="sklearn")
@@ -99,6 +102,7 @@ def sklearn_ignore_ties_preset() -> Convention:
     "scikit-learn `ndcg_score(..., ignore_ties=True)`."
     return Convention(ties="input", normalization="retrieved", negative="keep", zero_idcg="zero", preset="sklearn_ignore_ties")
 
+# %% ../nbs/12_presets.ipynb #f747d87a
 def lightgbm_preset() -> Convention:
     "LightGBM `ndcg@k` (label_gain 2^i - 1)."
     return Convention(gain="exponential", ties="input", normalization="retrieved", negative="keep", zero_idcg="one",
@@ -109,6 +113,7 @@ def xgboost_preset() -> Convention:
     return Convention(gain="exponential", ties="input", normalization="retrieved", negative="keep", zero_idcg="one",
                       preset="xgboost")
 
+# %% ../nbs/12_presets.ipynb #b3e5272d
 def ranx_preset() -> Convention:
     "ranx `ndcg` (Järvelin and Kekäläinen's linear gain)."
     return Convention(gain="linear", ties="input", normalization="judged", negative="zero", min_grade=1,
@@ -118,6 +123,7 @@ def ranx_burges_preset() -> Convention:
     "ranx `ndcg_burges` (Burges et al.'s exponential gain)."
     return dataclasses.replace(ranx_preset(), gain="exponential", preset="ranx_burges")
 
+# %% ../nbs/12_presets.ipynb #3b409687
 @hookimpl
 def register_presets(register):
     register("trec_eval", trec_eval_preset, "trec_eval 10.0 ndcg / ndcg_cut (params complete, judged_only, max_docs)")
