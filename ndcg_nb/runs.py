@@ -80,30 +80,35 @@ def _regular(raw: bytes, names) -> pa.Table | None:
         return None   # an empty field: two delimiters in a row, or one at the start or end of a line
     return table
 
-# %% ../nbs/11_runs.ipynb #e4a93f07
-def _normalise(raw: bytes, names, source: str, kind: str) -> tuple[bytes, np.ndarray]:
-    "`raw` rewritten as the first `len(names)` fields of each line, one space apart; and the number of each line kept."
-    n = len(names)
-    data = np.frombuffer(raw + b"\n", dtype=np.uint8)
+# %% ../nbs/11_runs.ipynb #9dc29e11
+def _field_spans(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    "Where each field of `data` (bytes ending in whitespace) starts and ends: field i is `data[starts[i]:ends[i]]`."
     token = ~(((data - np.uint8(9)) <= 4) | (data == 32))   # bytes 9 to 13 and 32 are whitespace
     edges = np.flatnonzero(token[1:] != token[:-1]) + 1
     if token[0]:
         edges = np.concatenate(([0], edges))
-    del token
-    starts, ends = edges[0::2], edges[1::2]   # field i is data[starts[i]:ends[i]]
-    if not len(starts):
-        raise TrecFormatError(f"{source}: no {kind} lines")
+    return edges[0::2], edges[1::2]
+
+# %% ../nbs/11_runs.ipynb #074279b3
+def _fields_by_line(data: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    "The line (from 0) of each field, the first field of each line with fields, and their number of fields."
     breaks = np.searchsorted(starts, np.flatnonzero(data == 10))   # the field after each line break
-    line_of = np.cumsum(np.bincount(breaks, minlength=len(starts) + 1)[:-1])   # line (from 0) of each field
-    heads = np.flatnonzero(np.diff(line_of, prepend=-1))   # the first field of each line
-    counts = np.diff(heads, append=len(starts))
-    short = np.flatnonzero(counts < n)
-    if len(short):
-        head = heads[short[0]]
-        end = raw.find(b"\n", starts[head])
-        text = raw[starts[head]:end if end >= 0 else None].decode().strip()
-        raise TrecFormatError(f"{source}, line {line_of[head] + 1}: expected {n} fields ({' '.join(names)}), "
-                              f"found {counts[short[0]]}: {text!r}")
+    line_of = np.cumsum(np.bincount(breaks, minlength=len(starts) + 1)[:-1])
+    heads = np.flatnonzero(np.diff(line_of, prepend=-1))
+    return line_of, heads, np.diff(heads, append=len(starts))
+
+# %% ../nbs/11_runs.ipynb #c436936a
+def _short_line(raw: bytes, starts, line_of, heads, counts, line: int, names, source: str) -> TrecFormatError:
+    "The error for the `line`-th line with fields, which has fewer than `names`."
+    head = heads[line]
+    end = raw.find(b"\n", starts[head])
+    text = raw[starts[head]:end if end >= 0 else None].decode().strip()
+    return TrecFormatError(f"{source}, line {line_of[head] + 1}: expected {len(names)} fields ({' '.join(names)}), "
+                           f"found {counts[line]}: {text!r}")
+
+# %% ../nbs/11_runs.ipynb #d94bf912
+def _first_fields(data: np.ndarray, starts, ends, heads, counts, n: int) -> bytes:
+    "The first `n` fields of each line (every line has at least `n`), one space apart, each line ended by `\\n`."
     if counts.max() > n:   # text after the last field is ignored, as trec_eval does
         field = np.arange(len(starts)) - np.repeat(heads, counts)
         kept = field < n
@@ -116,7 +121,20 @@ def _normalise(raw: bytes, names, source: str, kind: str) -> tuple[bytes, np.nda
     keep = np.zeros(len(data) + 1, dtype=np.int8)   # +1 at each field's start, -1 after its separator
     keep[starts] = 1
     keep[ends + 1] -= 1
-    return out[np.cumsum(keep[:-1], dtype=np.int8).view(bool)].tobytes(), line_of[heads] + 1
+    return out[np.cumsum(keep[:-1], dtype=np.int8).view(bool)].tobytes()
+
+# %% ../nbs/11_runs.ipynb #e4a93f07
+def _normalise(raw: bytes, names, source: str, kind: str) -> tuple[bytes, np.ndarray]:
+    "`raw` rewritten as the first `len(names)` fields of each line, one space apart; and the number of each line kept."
+    data = np.frombuffer(raw + b"\n", dtype=np.uint8)
+    starts, ends = _field_spans(data)
+    if not len(starts):
+        raise TrecFormatError(f"{source}: no {kind} lines")
+    line_of, heads, counts = _fields_by_line(data, starts)
+    short = np.flatnonzero(counts < len(names))
+    if len(short):
+        raise _short_line(raw, starts, line_of, heads, counts, short[0], names, source)
+    return _first_fields(data, starts, ends, heads, counts, len(names)), line_of[heads] + 1
 
 # %% ../nbs/11_runs.ipynb #f2c81d3e
 def split_lines(raw: bytes, kind: str, source: str) -> tuple[pa.Table, np.ndarray, bytes]:
