@@ -30,6 +30,26 @@ def _warn_renamed():
     warnings.warn("the convention field 'ideal' is now 'normalization' (the same values, and more); "
                   "'ideal' will be removed in a later version", DeprecationWarning, stacklevel=4)
 
+# %% ../nbs/12_presets.ipynb #1d5c3451
+def _check_fields(convention) -> None:
+    "Raise `UsageError` for the first field of `convention` that holds a value it cannot take."
+    for name, allowed in CONVENTION_CHOICES.items():
+        if getattr(convention, name) not in allowed:
+            raise UsageError(f"convention field {name}={getattr(convention, name)!r} is not one of {', '.join(allowed)}")
+    max_docs = convention.max_docs
+    if max_docs is not None and (isinstance(max_docs, bool) or not isinstance(max_docs, (int, np.integer)) or max_docs < 1):
+        raise UsageError(f"max_docs must be a positive integer or None, got {max_docs!r}")
+    for flag in ("integer_grades", "float32_scores"):
+        if not isinstance(getattr(convention, flag), (bool, np.bool_)):
+            raise UsageError(f"{flag} must be True or False, got {getattr(convention, flag)!r}")
+    if convention.min_grade is not None:
+        try:
+            finite = math.isfinite(float(convention.min_grade))
+        except (TypeError, ValueError):
+            finite = False
+        if not finite or isinstance(convention.min_grade, bool):
+            raise UsageError(f"min_grade must be a finite number or None, got {convention.min_grade!r}")
+
 # %% ../nbs/12_presets.ipynb #ec6e59fb
 @dataclass(frozen=True)
 class Convention:
@@ -54,22 +74,7 @@ class Convention:
         if ideal is not None:
             _warn_renamed()
             object.__setattr__(self, "normalization", ideal)
-        for name, allowed in CONVENTION_CHOICES.items():
-            if getattr(self, name) not in allowed:
-                raise UsageError(f"convention field {name}={getattr(self, name)!r} is not one of {', '.join(allowed)}")
-        if self.max_docs is not None and (isinstance(self.max_docs, bool) or not isinstance(self.max_docs, (int, np.integer))
-                                          or self.max_docs < 1):
-            raise UsageError(f"max_docs must be a positive integer or None, got {self.max_docs!r}")
-        for flag in ("integer_grades", "float32_scores"):
-            if not isinstance(getattr(self, flag), (bool, np.bool_)):
-                raise UsageError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
-        if self.min_grade is not None:
-            try:
-                finite = math.isfinite(float(self.min_grade))
-            except (TypeError, ValueError):
-                finite = False
-            if not finite or isinstance(self.min_grade, bool):
-                raise UsageError(f"min_grade must be a finite number or None, got {self.min_grade!r}")
+        _check_fields(self)
 
     def replace(self, **changes) -> "Convention":
         "A copy with some choices changed (unknown names are an error)."
