@@ -19,8 +19,8 @@ from .resolution import apply_grade_rules
 from .segments import tie_runs
 
 # %% auto #0
-__all__ = ['RANKING_FIELDS', 'id_codes', 'JoinedRun', 'judged_queries', 'join_run', 'rank_order', 'ranked_batch', 'judged_pool',
-           'pool_order', 'policy_context', 'no_common_query_message']
+__all__ = ['RANKING_FIELDS', 'id_codes', 'judged_queries', 'JoinedRun', 'join_run', 'rank_order', 'ranked_batch', 'pool_order',
+           'judged_pool', 'policy_context', 'no_common_query_message']
 
 # %% ../nbs/15_judgments.ipynb #3c51ad4e
 def id_codes(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
@@ -30,6 +30,7 @@ def id_codes(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
     codes, uniques = pd.factorize(column)
     return codes.astype(np.int64), pd.Index(uniques)
 
+# %% ../nbs/15_judgments.ipynb #dd0b1f9d
 def _as_names(index: pd.Index) -> pd.Index:
     return index if pd.api.types.is_string_dtype(index.dtype) else index.astype(str)
 
@@ -42,6 +43,7 @@ def _lookup(names: pd.Index, among: pd.Index) -> np.ndarray:
     found = pc.index_in(_arrow_strings(names), value_set=_arrow_strings(among))
     return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
 
+# %% ../nbs/15_judgments.ipynb #4b80f2e6
 def _byte_order_rank(names: pd.Index) -> np.ndarray:
     "The rank of each name in byte order, as trec_eval's `strcmp` compares document ids."
     order = pc.array_sort_indices(_arrow_strings(names)).to_numpy()
@@ -49,6 +51,7 @@ def _byte_order_rank(names: pd.Index) -> np.ndarray:
     rank[order] = np.arange(len(names))
     return rank
 
+# %% ../nbs/15_judgments.ipynb #3dff22ec
 def _find(keys: np.ndarray, among: np.ndarray) -> np.ndarray:
     "The position of each key in `among` (distinct integers), -1 where absent."
     order = np.argsort(among, kind="stable")
@@ -57,6 +60,18 @@ def _find(keys: np.ndarray, among: np.ndarray) -> np.ndarray:
     hit = (sorted_keys[at] == keys) if len(among) else np.zeros(len(keys), dtype=bool)
     return np.where(hit, order[at], -1)
 
+# %% ../nbs/15_judgments.ipynb #017a010f
+def judged_queries(qrels: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    "The judged query ids in sorted order, and each qrels line's index into them."
+    codes, names = id_codes(qrels["query"])
+    names = _as_names(names)
+    used = np.flatnonzero(np.bincount(codes, minlength=len(names)))
+    order = np.argsort(np.asarray(names[used], dtype=object), kind="stable")
+    position = np.full(len(names), -1, dtype=np.int64)
+    position[used[order]] = np.arange(len(used))
+    return np.asarray(names[used[order]], dtype=object), position[codes]
+
+# %% ../nbs/15_judgments.ipynb #e89a9b7f
 @dataclass
 class JoinedRun:
     "The run's lines for judged queries, with query index (into `queries`), score, grade and judged flag."
@@ -68,33 +83,36 @@ class JoinedRun:
     judged: np.ndarray
     in_run: np.ndarray
 
-def judged_queries(qrels: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    "The judged query ids in sorted order, and each qrels line's index into them."
-    codes, names = id_codes(qrels["query"])
-    names = _as_names(names)
-    used = np.flatnonzero(np.bincount(codes, minlength=len(names)))
-    order = np.argsort(np.asarray(names[used], dtype=object), kind="stable")
-    position = np.full(len(names), -1, dtype=np.int64)
-    position[used[order]] = np.arange(len(used))
-    return np.asarray(names[used[order]], dtype=object), position[codes]
-
-def join_run(run: pd.DataFrame, qrels: pd.DataFrame, queries: np.ndarray, qrels_query: np.ndarray,
-          convention: Convention) -> JoinedRun:
-    "Attach to each run line the judgment of its (query, document), by integer keys."
+# %% ../nbs/15_judgments.ipynb #35ce3517
+def _query_index(run: pd.DataFrame, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    "Each run line's index into `queries` (-1 for a query not judged), and whether each judged query is in the run."
     run_query_codes, run_query_names = id_codes(run["query"])
-    query_of_name = _lookup(run_query_names, pd.Index(queries))
-    query = query_of_name[run_query_codes]
+    query = _lookup(run_query_names, pd.Index(queries))[run_query_codes]
     in_run = np.bincount(query[query >= 0], minlength=len(queries)) > 0
-    keep = query >= 0
-    query = query[keep]
-    run_doc, run_doc_names = id_codes(run["doc"])
-    run_doc = run_doc[keep]
+    return query, in_run
+
+# %% ../nbs/15_judgments.ipynb #04564bb6
+def _qrels_line(query: np.ndarray, run_doc_names: pd.Index, run_doc: np.ndarray, qrels: pd.DataFrame,
+                qrels_query: np.ndarray) -> np.ndarray:
+    "The qrels line judging each run line's (query, document), -1 for an unjudged one."
     judged_doc, judged_doc_names = id_codes(qrels["doc"])
     doc_in_qrels = _lookup(run_doc_names, judged_doc_names)[run_doc]
     width = max(len(judged_doc_names), 1)
     found = np.full(len(query), -1, dtype=np.int64)
     known = doc_in_qrels >= 0
     found[known] = _find(query[known] * width + doc_in_qrels[known], qrels_query * width + judged_doc)
+    return found
+
+# %% ../nbs/15_judgments.ipynb #b8f52fdd
+def join_run(run: pd.DataFrame, qrels: pd.DataFrame, queries: np.ndarray, qrels_query: np.ndarray,
+          convention: Convention) -> JoinedRun:
+    "Attach to each run line the judgment of its (query, document), by integer keys."
+    query, in_run = _query_index(run, queries)
+    keep = query >= 0
+    query = query[keep]
+    run_doc, run_doc_names = id_codes(run["doc"])
+    run_doc = run_doc[keep]
+    found = _qrels_line(query, run_doc_names, run_doc, qrels, qrels_query)
     relevance = qrels["relevance"].to_numpy(dtype=float)
     judged = found >= 0
     grade = np.where(judged, relevance[np.maximum(found, 0)], 0.0)
@@ -106,42 +124,51 @@ def join_run(run: pd.DataFrame, qrels: pd.DataFrame, queries: np.ndarray, qrels_
         score = score.astype(np.float32).astype(float)
     return JoinedRun(query, run_doc, _as_names(run_doc_names), score, grade, judged, in_run)
 
-def rank_order(joined: JoinedRun, ties: str) -> np.ndarray:
-    "The permutation putting the lines in order of query, decreasing score, then the tie rule."
-    query, score = joined.query, joined.score
+# %% ../nbs/15_judgments.ipynb #9ea9fc63
+def _query_score_order(query: np.ndarray, score: np.ndarray) -> np.ndarray:
+    "The stable permutation putting lines in order of query, then decreasing score."
     n = len(query)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
     block_start = np.ones(n, dtype=bool)
     block_start[1:] = query[1:] != query[:-1]
     starts = np.flatnonzero(block_start)
     contiguous = len(starts) == len(np.unique(query[starts]))
     descending = not (~block_start[1:] & (score[1:] > score[:-1])).any()
-    if contiguous and descending:
-        lengths = np.diff(np.append(starts, n))
-        blocks = np.argsort(query[starts], kind="stable")
-        new_starts = np.cumsum(lengths[blocks]) - lengths[blocks]
-        order = np.arange(n) - np.repeat(new_starts, lengths[blocks]) + np.repeat(starts[blocks], lengths[blocks])
-    else:
-        order = np.lexsort((-score, query))
-    if ties == "docno":
-        sorted_query, sorted_score = query[order], score[order]
-        same = (sorted_score[1:] == sorted_score[:-1]) & (sorted_query[1:] == sorted_query[:-1])
-        tied = np.zeros(n, dtype=bool)
-        tied[1:] |= same
-        tied[:-1] |= same
-        if tied.any():
-            at = np.flatnonzero(tied)
-            rows = order[at]
-            docs = joined.doc[rows]
-            used = np.flatnonzero(np.bincount(docs, minlength=len(joined.doc_names)))
-            rank_of_used = np.zeros(len(joined.doc_names), dtype=np.int64)
-            rank_of_used[used] = _byte_order_rank(joined.doc_names[used])
-            doc_rank = rank_of_used[docs]
-            run_id = np.cumsum(np.r_[True, ~same])[at]
-            order[at] = rows[np.lexsort((-doc_rank, run_id))]
+    if not (contiguous and descending):
+        return np.lexsort((-score, query))
+    lengths = np.diff(np.append(starts, n))
+    blocks = np.argsort(query[starts], kind="stable")
+    new_starts = np.cumsum(lengths[blocks]) - lengths[blocks]
+    return np.arange(n) - np.repeat(new_starts, lengths[blocks]) + np.repeat(starts[blocks], lengths[blocks])
+
+# %% ../nbs/15_judgments.ipynb #4da97b17
+def _docno_ties(order: np.ndarray, joined: JoinedRun) -> np.ndarray:
+    "`order` with each run of tied scores within a query reordered by document id, decreasing in byte order."
+    sorted_query, sorted_score = joined.query[order], joined.score[order]
+    same = (sorted_score[1:] == sorted_score[:-1]) & (sorted_query[1:] == sorted_query[:-1])
+    tied = np.zeros(len(order), dtype=bool)
+    tied[1:] |= same
+    tied[:-1] |= same
+    if tied.any():
+        at = np.flatnonzero(tied)
+        rows = order[at]
+        docs = joined.doc[rows]
+        used = np.flatnonzero(np.bincount(docs, minlength=len(joined.doc_names)))
+        rank_of_used = np.zeros(len(joined.doc_names), dtype=np.int64)
+        rank_of_used[used] = _byte_order_rank(joined.doc_names[used])
+        doc_rank = rank_of_used[docs]
+        run_id = np.cumsum(np.r_[True, ~same])[at]
+        order[at] = rows[np.lexsort((-doc_rank, run_id))]
     return order
 
+# %% ../nbs/15_judgments.ipynb #d96b6715
+def rank_order(joined: JoinedRun, ties: str) -> np.ndarray:
+    "The permutation putting the lines in order of query, decreasing score, then the tie rule."
+    if len(joined.query) == 0:
+        return np.zeros(0, dtype=np.int64)
+    order = _query_score_order(joined.query, joined.score)
+    return _docno_ties(order, joined) if ties == "docno" else order
+
+# %% ../nbs/15_judgments.ipynb #18040a9d
 def ranked_batch(joined: JoinedRun, n_queries: int, convention: Convention) -> tuple[Batch, np.ndarray | None, np.ndarray]:
     """The ranked grades of every query as one flat batch, with tie groups for `ties='average'`, and the
     joined line behind each ranked document."""
@@ -159,15 +186,18 @@ def ranked_batch(joined: JoinedRun, n_queries: int, convention: Convention) -> t
     groups = tie_runs(score, batch.offsets) if convention.ties == "average" else None
     return batch, groups, order
 
+# %% ../nbs/15_judgments.ipynb #a4db1b89
+def pool_order(qrels_query: np.ndarray) -> np.ndarray:
+    "The qrels lines grouped by judged query, in file order within each query."
+    return np.argsort(qrels_query, kind="stable")
+
 def judged_pool(qrels: pd.DataFrame, qrels_query: np.ndarray, n_queries: int, convention: Convention) -> Batch:
     "The judged grades of every query, the ideal's pool (the core leaves negative gains out), in `pool_order`."
     grades, _ = apply_grade_rules(qrels["relevance"].to_numpy(dtype=float), convention, negative=False)
     order = pool_order(qrels_query)
     return Batch.from_lengths(grades[order], np.bincount(qrels_query, minlength=n_queries))
 
-def pool_order(qrels_query: np.ndarray) -> np.ndarray:
-    return np.argsort(qrels_query, kind="stable")
-
+# %% ../nbs/15_judgments.ipynb #dbe51ad6
 def policy_context(convention: Convention, joined: JoinedRun, rows: np.ndarray, qrels: pd.DataFrame,
                     qrels_query: np.ndarray) -> tuple[dict | None, dict | None]:
     "What is known of each ranked and each judged document, for a truncation that asks for it."
@@ -178,7 +208,7 @@ def policy_context(convention: Convention, joined: JoinedRun, rows: np.ndarray, 
     return ({"doc_ids": doc_ids, "judged": joined.judged[rows], "scores": joined.score[rows]},
             {"doc_ids": judged_ids})
 
-# Fields that change which lines are ranked and how: a measure that sets one of them is ranked on its own.
+# %% ../nbs/15_judgments.ipynb #31ab419a
 RANKING_FIELDS = ("ties", "unjudged", "negative", "min_grade", "integer_grades", "float32_scores", "max_docs")
 
 # %% ../nbs/15_judgments.ipynb #7cd1fbad

@@ -19,7 +19,7 @@ from .presets import Convention
 # %% auto #0
 __all__ = ['TREC_CUTOFFS', 'Measure', 'parse_measure', 'parse_measures']
 
-# %% ../nbs/14_measures.ipynb #1b848009
+# %% ../nbs/14_measures.ipynb #7cc76143
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
 @dataclass(frozen=True)
@@ -29,6 +29,7 @@ class Measure:
     gains: tuple = ()       # ((grade, gain), ...) for trec_eval's ndcg.rel=gain,...
     overrides: tuple = ()   # ((field, value), ...): the convention fields a plugin's measure stands for
 
+# %% ../nbs/14_measures.ipynb #fd3499b6
 def _depth(text: str, measure: str, trec_style: bool = False) -> int:
     """A depth written in a measure name: a whole number from 1 up. trec_eval reads `ndcg_cut.23.4` as depth 23;
     in its own names (`trec_style`) so does ndcg_nb, with a warning, and refuses other fractions."""
@@ -49,6 +50,63 @@ def _depth(text: str, measure: str, trec_style: bool = False) -> int:
         raise UsageError(f"measure {measure!r}: depth must be at least 1, got {text}")
     return value
 
+# %% ../nbs/14_measures.ipynb #31c50eaa
+def _gain_pairs(text: str, name: str) -> tuple:
+    "The (grade, gain) pairs of trec_eval's `GRADE=GAIN,...` (`text`, from the measure `name`)."
+    pairs = []
+    for pair in text.split(","):
+        grade, _, gain = pair.partition("=")
+        try:
+            pairs.append((float(grade), float(gain)))
+        except ValueError:
+            raise UsageError(f"measure {name!r}: cannot read gain {pair!r}; write grade=gain") from None
+    return tuple(pairs)
+
+# %% ../nbs/14_measures.ipynb #486c2f78
+def _family_depths(text: str, name: str, families) -> tuple[str, list] | None:
+    "The plugin family `text` names and its depths (`[None]`: the whole list), or None if it names no family."
+    if text in families:
+        return text, [None]
+    match = re.fullmatch(r"(.+?)(?:@|\.)(\S+)", text)
+    if not match or match.group(1) not in families:
+        return None
+    family = match.group(1)
+    parts = match.group(2).split(",")
+    if not all(part.strip() for part in parts):
+        raise UsageError(f"measure {name!r}: an empty depth; write {family}@K or {family}.K1,K2,...")
+    return family, sorted({_depth(part, name) for part in parts})
+
+# %% ../nbs/14_measures.ipynb #7d50263d
+def _plugin_measure(text: str, name: str) -> list[Measure] | None:
+    "The measures a plugin's family names (`family`, `family@K`, `family.K1,K2`), or None."
+    found = _family_depths(text, name, policies_of("measure"))
+    if found is None:
+        return None
+    family, depths = found
+    bound = resolve_policy("measure", family)
+    out = []
+    for k in depths:
+        fields = bound(k)
+        if not isinstance(fields, dict):
+            raise PluginError(f"measure {family!r} from plugin {bound.policy.plugin!r} returned "
+                              f"{type(fields).__name__}, not a dict of convention fields")
+        unknown = sorted(set(fields) - {f.name for f in dataclasses.fields(Convention)})
+        if unknown:
+            raise PluginError(f"measure {family!r} from plugin {bound.policy.plugin!r} sets unknown convention "
+                              f"field {unknown[0]!r}")
+        out.append(Measure(family if k is None else f"{family}@{k}", k, (), tuple(sorted(fields.items(), key=str))))
+    return out
+
+# %% ../nbs/14_measures.ipynb #b770a723
+def _unknown_measure(name: str) -> UsageError:
+    "The error for a measure name nothing reads, with what can be written instead."
+    families = sorted(policies_of("measure"))
+    installed = (f"; installed by plugins: {', '.join(f + '@K' for f in families)}" if families
+                 else "; no plugin adds measures")
+    return UsageError(f"unknown measure {name!r}; use ndcg, ndcg_cut.K (or ndcg_cut_K), nDCG@K, ndcg_cut "
+                      f"or ndcg.GRADE=GAIN,...{installed} (see `ndcg-nb plugins`)")
+
+# %% ../nbs/14_measures.ipynb #8bf07290
 def parse_measure(name: str) -> list[Measure]:
     "The measures named by one trec_eval-style or `nDCG@k` name."
     text = name.strip()
@@ -69,49 +127,11 @@ def parse_measure(name: str) -> list[Measure]:
         return [Measure(f"ndcg_cut_{k}", k) for k in depths]
     custom = re.fullmatch(r"ndcg[._](\S+=\S+)", text)
     if custom:
-        pairs = []
-        for pair in custom.group(1).split(","):
-            grade, _, gain = pair.partition("=")
-            try:
-                pairs.append((float(grade), float(gain)))
-            except ValueError:
-                raise UsageError(f"measure {name!r}: cannot read gain {pair!r}; write grade=gain") from None
-        return [Measure("ndcg_" + custom.group(1), None, tuple(pairs))]
+        return [Measure("ndcg_" + custom.group(1), None, _gain_pairs(custom.group(1), name))]
     found = _plugin_measure(text, name)
     if found is not None:
         return found
-    families = sorted(policies_of("measure"))
-    installed = (f"; installed by plugins: {', '.join(f + '@K' for f in families)}" if families
-                 else "; no plugin adds measures")
-    raise UsageError(f"unknown measure {name!r}; use ndcg, ndcg_cut.K (or ndcg_cut_K), nDCG@K, ndcg_cut "
-                     f"or ndcg.GRADE=GAIN,...{installed} (see `ndcg-nb plugins`)")
-
-def _plugin_measure(text: str, name: str) -> list[Measure] | None:
-    "The measures a plugin's family names (`family`, `family@K`, `family.K1,K2`), or None."
-    families = policies_of("measure")
-    family, depths = text, [None]
-    if family not in families:
-        match = re.fullmatch(r"(.+?)(?:@|\.)(\S+)", text)
-        if not match or match.group(1) not in families:
-            return None
-        family = match.group(1)
-        parts = match.group(2).split(",")
-        if not all(part.strip() for part in parts):
-            raise UsageError(f"measure {name!r}: an empty depth; write {family}@K or {family}.K1,K2,...")
-        depths = sorted({_depth(part, name) for part in parts})
-    bound = resolve_policy("measure", family)
-    out = []
-    for k in depths:
-        fields = bound(k)
-        if not isinstance(fields, dict):
-            raise PluginError(f"measure {family!r} from plugin {bound.policy.plugin!r} returned "
-                              f"{type(fields).__name__}, not a dict of convention fields")
-        unknown = sorted(set(fields) - {f.name for f in dataclasses.fields(Convention)})
-        if unknown:
-            raise PluginError(f"measure {family!r} from plugin {bound.policy.plugin!r} sets unknown convention "
-                              f"field {unknown[0]!r}")
-        out.append(Measure(family if k is None else f"{family}@{k}", k, (), tuple(sorted(fields.items(), key=str))))
-    return out
+    raise _unknown_measure(name)
 
 # %% ../nbs/14_measures.ipynb #d9292631
 def parse_measures(measures) -> list[Measure]:

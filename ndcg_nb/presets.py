@@ -25,6 +25,32 @@ CONVENTION_CHOICES = {"ties": ("docno", "input", "average"),
             "unjudged": ("zero", "drop"), "negative": ("zero", "keep"), "missing_queries": ("skip", "zero"),
             "zero_idcg": ZERO_IDCG_POLICIES}
 
+# %% ../nbs/12_presets.ipynb #7726af97
+def _warn_renamed():
+    warnings.warn("the convention field 'ideal' is now 'normalization' (the same values, and more); "
+                  "'ideal' will be removed in a later version", DeprecationWarning, stacklevel=4)
+
+# %% ../nbs/12_presets.ipynb #1d5c3451
+def _check_fields(convention) -> None:
+    "Raise `UsageError` for the first field of `convention` that holds a value it cannot take."
+    for name, allowed in CONVENTION_CHOICES.items():
+        if getattr(convention, name) not in allowed:
+            raise UsageError(f"convention field {name}={getattr(convention, name)!r} is not one of {', '.join(allowed)}")
+    max_docs = convention.max_docs
+    if max_docs is not None and (isinstance(max_docs, bool) or not isinstance(max_docs, (int, np.integer)) or max_docs < 1):
+        raise UsageError(f"max_docs must be a positive integer or None, got {max_docs!r}")
+    for flag in ("integer_grades", "float32_scores"):
+        if not isinstance(getattr(convention, flag), (bool, np.bool_)):
+            raise UsageError(f"{flag} must be True or False, got {getattr(convention, flag)!r}")
+    if convention.min_grade is not None:
+        try:
+            finite = math.isfinite(float(convention.min_grade))
+        except (TypeError, ValueError):
+            finite = False
+        if not finite or isinstance(convention.min_grade, bool):
+            raise UsageError(f"min_grade must be a finite number or None, got {convention.min_grade!r}")
+
+# %% ../nbs/12_presets.ipynb #ec6e59fb
 @dataclass(frozen=True)
 class Convention:
     "Every choice that turns a run and its qrels into NDCG values."
@@ -48,22 +74,7 @@ class Convention:
         if ideal is not None:
             _warn_renamed()
             object.__setattr__(self, "normalization", ideal)
-        for name, allowed in CONVENTION_CHOICES.items():
-            if getattr(self, name) not in allowed:
-                raise UsageError(f"convention field {name}={getattr(self, name)!r} is not one of {', '.join(allowed)}")
-        if self.max_docs is not None and (isinstance(self.max_docs, bool) or not isinstance(self.max_docs, (int, np.integer))
-                                          or self.max_docs < 1):
-            raise UsageError(f"max_docs must be a positive integer or None, got {self.max_docs!r}")
-        for flag in ("integer_grades", "float32_scores"):
-            if not isinstance(getattr(self, flag), (bool, np.bool_)):
-                raise UsageError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
-        if self.min_grade is not None:
-            try:
-                finite = math.isfinite(float(self.min_grade))
-            except (TypeError, ValueError):
-                finite = False
-            if not finite or isinstance(self.min_grade, bool):
-                raise UsageError(f"min_grade must be a finite number or None, got {self.min_grade!r}")
+        _check_fields(self)
 
     def replace(self, **changes) -> "Convention":
         "A copy with some choices changed (unknown names are an error)."
@@ -79,11 +90,7 @@ class Convention:
     def as_dict(self) -> dict:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
-def _warn_renamed():
-    warnings.warn("the convention field 'ideal' is now 'normalization' (the same values, and more); "
-                  "'ideal' will be removed in a later version", DeprecationWarning, stacklevel=4)
-
-# %% ../nbs/12_presets.ipynb #8cefae34
+# %% ../nbs/12_presets.ipynb #ab61dbf5
 def trec_eval_preset(complete: bool = False, judged_only: bool = False, max_docs: int | None = None) -> Convention:
     "trec_eval 10.0 (`complete` is `-c`, `judged_only` is `-J`, `max_docs` is `-M`)."
     return Convention(gain="linear", discount="log2", ties="docno", normalization="judged", negative="zero",
@@ -91,6 +98,7 @@ def trec_eval_preset(complete: bool = False, judged_only: bool = False, max_docs
                       zero_idcg="zero", max_docs=max_docs, integer_grades=True, float32_scores=True,
                       preset="trec_eval")
 
+# %% ../nbs/12_presets.ipynb #e40282f6
 def sklearn_preset() -> Convention:
     "scikit-learn `ndcg_score` (ties averaged)."
     return Convention(ties="average", normalization="retrieved", negative="keep", zero_idcg="zero", preset="sklearn")
@@ -99,6 +107,7 @@ def sklearn_ignore_ties_preset() -> Convention:
     "scikit-learn `ndcg_score(..., ignore_ties=True)`."
     return Convention(ties="input", normalization="retrieved", negative="keep", zero_idcg="zero", preset="sklearn_ignore_ties")
 
+# %% ../nbs/12_presets.ipynb #f747d87a
 def lightgbm_preset() -> Convention:
     "LightGBM `ndcg@k` (label_gain 2^i - 1)."
     return Convention(gain="exponential", ties="input", normalization="retrieved", negative="keep", zero_idcg="one",
@@ -109,6 +118,7 @@ def xgboost_preset() -> Convention:
     return Convention(gain="exponential", ties="input", normalization="retrieved", negative="keep", zero_idcg="one",
                       preset="xgboost")
 
+# %% ../nbs/12_presets.ipynb #b3e5272d
 def ranx_preset() -> Convention:
     "ranx `ndcg` (Järvelin and Kekäläinen's linear gain)."
     return Convention(gain="linear", ties="input", normalization="judged", negative="zero", min_grade=1,
@@ -118,6 +128,7 @@ def ranx_burges_preset() -> Convention:
     "ranx `ndcg_burges` (Burges et al.'s exponential gain)."
     return dataclasses.replace(ranx_preset(), gain="exponential", preset="ranx_burges")
 
+# %% ../nbs/12_presets.ipynb #3b409687
 @hookimpl
 def register_presets(register):
     register("trec_eval", trec_eval_preset, "trec_eval 10.0 ndcg / ndcg_cut (params complete, judged_only, max_docs)")

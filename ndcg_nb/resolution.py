@@ -16,22 +16,24 @@ from .presets import Convention
 # %% auto #0
 __all__ = ['resolve_convention', 'apply_grade_rules']
 
+# %% ../nbs/13_resolution.ipynb #7159a297
+def _preset_convention(preset) -> Convention:
+    "The convention a preset (name, `'name:key=value'` or `(name, {params})`) returns."
+    bound = resolve_policy("preset", preset)
+    made = bound()
+    if isinstance(made, dict):
+        fields = dict(made)
+    elif dataclasses.is_dataclass(made) and hasattr(made, "as_dict"):
+        fields = made.as_dict()
+    else:
+        raise PluginError(f"preset {bound.policy.name!r} from plugin {bound.policy.plugin!r} returned "
+                        f"{type(made).__name__}, not a Convention or dict")
+    return Convention(**{**fields, "preset": fields.get("preset") or bound.policy.name})
+
 # %% ../nbs/13_resolution.ipynb #14025c40
 def resolve_convention(preset="trec_eval", **overrides) -> Convention:
     "The convention of a preset (name, `'name:key=value'` or `(name, {params})`) with `overrides` applied."
-    if isinstance(preset, Convention):
-        base = preset
-    else:
-        bound = resolve_policy("preset", preset)
-        made = bound()
-        if isinstance(made, dict):
-            fields = dict(made)
-        elif dataclasses.is_dataclass(made) and hasattr(made, "as_dict"):
-            fields = made.as_dict()
-        else:
-            raise PluginError(f"preset {bound.policy.name!r} from plugin {bound.policy.plugin!r} returned "
-                            f"{type(made).__name__}, not a Convention or dict")
-        base = Convention(**{**fields, "preset": fields.get("preset") or bound.policy.name})
+    base = preset if isinstance(preset, Convention) else _preset_convention(preset)
     convention = base.replace(**overrides) if overrides else base
     provided = {}
     for kind in ("gain", "discount", "truncation", "normalization"):

@@ -30,10 +30,7 @@ class TrecFormatError(InputError):
 _FIELDS = {"qrels": ("query", "iter", "doc", "relevance"),
            "run": ("query", "q0", "doc", "rank", "score", "tag")}
 
-def _read_bytes(path) -> bytes:
-    "The bytes of the file at `path`, gunzipped if they start with gzip's magic number; checked to be UTF-8."
-    return checked_text(Path(path).read_bytes(), path)
-
+# %% ../nbs/11_runs.ipynb #d8917546
 def checked_text(raw: bytes, source) -> bytes:
     "`raw` (read from `source`) gunzipped if it starts with gzip's magic number, lines ended by \\n, checked to be UTF-8."
     if raw[:2] == b"\x1f\x8b":
@@ -51,6 +48,10 @@ def checked_text(raw: bytes, source) -> bytes:
             raise TrecFormatError(f"{source}, line {line}: not UTF-8 text ({exc.reason})") from None
     return raw
 
+def _read_bytes(path) -> bytes:
+    "The bytes of the file at `path`, gunzipped if they start with gzip's magic number; checked to be UTF-8."
+    return checked_text(Path(path).read_bytes(), path)
+
 # %% ../nbs/11_runs.ipynb #5e0d7a41
 def _arrow_csv(data: bytes, names, columns, delimiter: str = " ") -> pa.Table:
     "The `columns` of `data` (fields `names`, split on `delimiter`) as arrow strings, by pyarrow's threaded reader."
@@ -63,6 +64,7 @@ def _arrow_csv(data: bytes, names, columns, delimiter: str = " ") -> pa.Table:
                                               include_columns=list(columns), null_values=[],
                                               strings_can_be_null=False, quoted_strings_can_be_null=False))
 
+# %% ../nbs/11_runs.ipynb #45de53b3
 def _regular(raw: bytes, names) -> pa.Table | None:
     "All fields of `raw` if each line holds exactly `names`, one space (or one tab) apart; otherwise `None`."
     delimiter = " " if b"\t" not in raw else "\t" if b" " not in raw else None
@@ -78,30 +80,35 @@ def _regular(raw: bytes, names) -> pa.Table | None:
         return None   # an empty field: two delimiters in a row, or one at the start or end of a line
     return table
 
-# %% ../nbs/11_runs.ipynb #e4a93f07
-def _normalise(raw: bytes, names, source: str, kind: str) -> tuple[bytes, np.ndarray]:
-    "`raw` rewritten as the first `len(names)` fields of each line, one space apart; and the number of each line kept."
-    n = len(names)
-    data = np.frombuffer(raw + b"\n", dtype=np.uint8)
+# %% ../nbs/11_runs.ipynb #9dc29e11
+def _field_spans(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    "Where each field of `data` (bytes ending in whitespace) starts and ends: field i is `data[starts[i]:ends[i]]`."
     token = ~(((data - np.uint8(9)) <= 4) | (data == 32))   # bytes 9 to 13 and 32 are whitespace
     edges = np.flatnonzero(token[1:] != token[:-1]) + 1
     if token[0]:
         edges = np.concatenate(([0], edges))
-    del token
-    starts, ends = edges[0::2], edges[1::2]   # field i is data[starts[i]:ends[i]]
-    if not len(starts):
-        raise TrecFormatError(f"{source}: no {kind} lines")
+    return edges[0::2], edges[1::2]
+
+# %% ../nbs/11_runs.ipynb #074279b3
+def _fields_by_line(data: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    "The line (from 0) of each field, the first field of each line with fields, and their number of fields."
     breaks = np.searchsorted(starts, np.flatnonzero(data == 10))   # the field after each line break
-    line_of = np.cumsum(np.bincount(breaks, minlength=len(starts) + 1)[:-1])   # line (from 0) of each field
-    heads = np.flatnonzero(np.diff(line_of, prepend=-1))   # the first field of each line
-    counts = np.diff(heads, append=len(starts))
-    short = np.flatnonzero(counts < n)
-    if len(short):
-        head = heads[short[0]]
-        end = raw.find(b"\n", starts[head])
-        text = raw[starts[head]:end if end >= 0 else None].decode().strip()
-        raise TrecFormatError(f"{source}, line {line_of[head] + 1}: expected {n} fields ({' '.join(names)}), "
-                              f"found {counts[short[0]]}: {text!r}")
+    line_of = np.cumsum(np.bincount(breaks, minlength=len(starts) + 1)[:-1])
+    heads = np.flatnonzero(np.diff(line_of, prepend=-1))
+    return line_of, heads, np.diff(heads, append=len(starts))
+
+# %% ../nbs/11_runs.ipynb #c436936a
+def _short_line(raw: bytes, starts, line_of, heads, counts, line: int, names, source: str) -> TrecFormatError:
+    "The error for the `line`-th line with fields, which has fewer than `names`."
+    head = heads[line]
+    end = raw.find(b"\n", starts[head])
+    text = raw[starts[head]:end if end >= 0 else None].decode().strip()
+    return TrecFormatError(f"{source}, line {line_of[head] + 1}: expected {len(names)} fields ({' '.join(names)}), "
+                           f"found {counts[line]}: {text!r}")
+
+# %% ../nbs/11_runs.ipynb #d94bf912
+def _first_fields(data: np.ndarray, starts, ends, heads, counts, n: int) -> bytes:
+    "The first `n` fields of each line (every line has at least `n`), one space apart, each line ended by `\\n`."
     if counts.max() > n:   # text after the last field is ignored, as trec_eval does
         field = np.arange(len(starts)) - np.repeat(heads, counts)
         kept = field < n
@@ -114,7 +121,20 @@ def _normalise(raw: bytes, names, source: str, kind: str) -> tuple[bytes, np.nda
     keep = np.zeros(len(data) + 1, dtype=np.int8)   # +1 at each field's start, -1 after its separator
     keep[starts] = 1
     keep[ends + 1] -= 1
-    return out[np.cumsum(keep[:-1], dtype=np.int8).view(bool)].tobytes(), line_of[heads] + 1
+    return out[np.cumsum(keep[:-1], dtype=np.int8).view(bool)].tobytes()
+
+# %% ../nbs/11_runs.ipynb #e4a93f07
+def _normalise(raw: bytes, names, source: str, kind: str) -> tuple[bytes, np.ndarray]:
+    "`raw` rewritten as the first `len(names)` fields of each line, one space apart; and the number of each line kept."
+    data = np.frombuffer(raw + b"\n", dtype=np.uint8)
+    starts, ends = _field_spans(data)
+    if not len(starts):
+        raise TrecFormatError(f"{source}: no {kind} lines")
+    line_of, heads, counts = _fields_by_line(data, starts)
+    short = np.flatnonzero(counts < len(names))
+    if len(short):
+        raise _short_line(raw, starts, line_of, heads, counts, short[0], names, source)
+    return _first_fields(data, starts, ends, heads, counts, len(names)), line_of[heads] + 1
 
 # %% ../nbs/11_runs.ipynb #f2c81d3e
 def split_lines(raw: bytes, kind: str, source: str) -> tuple[pa.Table, np.ndarray, bytes]:
@@ -130,6 +150,7 @@ def split_lines(raw: bytes, kind: str, source: str) -> tuple[pa.Table, np.ndarra
     except pa.ArrowInvalid as exc:   # not expected once the text is regular; named all the same
         raise TrecFormatError(f"{source}: {exc}") from None
 
+# %% ../nbs/11_runs.ipynb #0b0972f2
 def _categorical(codes: np.ndarray, names) -> pd.Categorical:
     "A Categorical from integer `codes` into `names`, which must be distinct (not checked again)."
     names = pd.Index(names)
@@ -167,15 +188,21 @@ def numeric_column(frame: pd.DataFrame, raw, source: str, what: str, where: str 
 # %% ../nbs/11_runs.ipynb #26170a5b
 QRELS_DUPLICATES = ("error", "first", "last", "max")
 
-def _duplicates(frame: pd.DataFrame, source: str, what: str, where: str, policy: str = "error") -> pd.DataFrame:
-    if policy not in QRELS_DUPLICATES:
-        raise UsageError(f"duplicates must be one of {', '.join(QRELS_DUPLICATES)}, got {policy!r}")
+def _repeated_rows(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    "Each row's (query, document) as one integer, and whether another row has the same pair."
     docs = frame["doc"].cat.codes.to_numpy()
     n_docs = max(len(frame["doc"].cat.categories), 1)
     keys = frame["query"].cat.codes.to_numpy().astype(np.int64) * n_docs + docs
     shared = np.bincount(docs, minlength=n_docs)[docs] > 1   # rows whose document occurs more than once
     repeated = np.zeros(len(frame), dtype=bool)
     repeated[shared] = pd.Series(keys[shared]).duplicated(keep=False).to_numpy()
+    return keys, repeated
+
+# %% ../nbs/11_runs.ipynb #42b89678
+def _duplicates(frame: pd.DataFrame, source: str, what: str, where: str, policy: str = "error") -> pd.DataFrame:
+    if policy not in QRELS_DUPLICATES:
+        raise UsageError(f"duplicates must be one of {', '.join(QRELS_DUPLICATES)}, got {policy!r}")
+    keys, repeated = _repeated_rows(frame)
     if not repeated.any():
         return frame
     if policy == "error":
@@ -204,6 +231,7 @@ def _tidy_frame(query: pd.Categorical, doc: pd.Categorical, raw, line: np.ndarra
     frame.attrs["source"] = source
     return frame
 
+# %% ../nbs/11_runs.ipynb #63444e6e
 def _read(path, kind: str, duplicates: str = "error") -> pd.DataFrame:
     source = str(path)
     table, lines, text = split_lines(_read_bytes(path), kind, source)
@@ -214,6 +242,7 @@ def _read(path, kind: str, duplicates: str = "error") -> pd.DataFrame:
         frame.attrs["tag"] = text[:end if end >= 0 else None].split()[5].decode()
     return frame
 
+# %% ../nbs/11_runs.ipynb #fcf6981f
 def read_qrels(path, *, duplicates: str = "error") -> pd.DataFrame:
     "Read a TREC qrels file (`qid iter docno rel`, plain or gzip) into `query, doc, relevance, line`."
     return _read(path, "qrels", duplicates)
@@ -240,6 +269,7 @@ def id_categories(values: pd.Series, what: str, name: str) -> pd.Categorical:
         codes = merged[codes]
     return _categorical(codes, uniques)
 
+# %% ../nbs/11_runs.ipynb #ea92efea
 def _from_frame(frame: pd.DataFrame, columns: dict[str, str], value: str, kind: str, duplicates: str) -> pd.DataFrame:
     missing = [name for name in columns.values() if name not in frame.columns]
     if missing:
@@ -250,6 +280,7 @@ def _from_frame(frame: pd.DataFrame, columns: dict[str, str], value: str, kind: 
     return _tidy_frame(id_categories(frame[columns["query"]], what, "query"), id_categories(frame[columns["doc"]], what, "doc"),
                        frame[columns[value]].to_numpy(), np.arange(len(frame)), kind, kind, "row", duplicates, what)
 
+# %% ../nbs/11_runs.ipynb #ed43bd61
 def _from_dict(nested: dict, value: str, kind: str) -> pd.DataFrame:
     inner = list(nested.values())
     if not all(isinstance(v, dict) for v in inner):
@@ -266,6 +297,7 @@ def _from_dict(nested: dict, value: str, kind: str) -> pd.DataFrame:
     # a dict cannot hold one (query, doc) twice: no duplicate check
     return _tidy_frame(query, doc, values, np.arange(len(values)), kind, kind, "row", None, what)
 
+# %% ../nbs/11_runs.ipynb #7c75f49f
 def _tidy(data, kind: str, columns: dict[str, str], reader, duplicates: str = "error") -> pd.DataFrame:
     "Qrels or a run from a TREC file path, a long DataFrame or a nested dict, in ndcg_nb's columns."
     value = "relevance" if kind == "qrels" else "score"
@@ -280,6 +312,7 @@ def _tidy(data, kind: str, columns: dict[str, str], reader, duplicates: str = "e
     raise TypeError(f"{kind} must be a path, a pandas DataFrame or a dict, got {type(data).__module__}."
                     f"{type(data).__name__}")
 
+# %% ../nbs/11_runs.ipynb #ceb492e1
 def as_qrels(qrels, *, query: str = "query", doc: str = "doc", relevance: str = "relevance",
              duplicates: str = "error") -> pd.DataFrame:
     "Qrels from a TREC file path, a long DataFrame, or a dict `{query: {doc: relevance}}`."

@@ -19,14 +19,14 @@ from .core import ndcg_ratio, score_depths
 from .errors import InputError, UsageError
 from .judgments import (RANKING_FIELDS, judged_pool, judged_queries, join_run, no_common_query_message,
                                policy_context, ranked_batch)
-from .measures import parse_measure, parse_measures
+from .measures import Measure, parse_measure, parse_measures
 from .plugins import parse_policy_spec
 from .presets import Convention
 from .resolution import resolve_convention
 from .runs import as_qrels, as_run
 
 # %% auto #0
-__all__ = ['json_value', 'Evaluation', 'score_run']
+__all__ = ['json_value', 'Evaluation', 'measure_summary', 'score_run']
 
 # %% ../nbs/16_scoring.ipynb #49cfaaee
 def json_value(value):
@@ -38,6 +38,7 @@ def _records(frame: pd.DataFrame) -> list[dict]:
     "Rows as dicts of plain Python values, floats at full precision (pandas' to_json keeps 10 digits)."
     return [{k: json_value(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
 
+# %% ../nbs/16_scoring.ipynb #1e67251f
 @dataclass
 class Evaluation:
     "Per-query and aggregate NDCG values, the convention that made them, and what happened to odd queries."
@@ -95,6 +96,38 @@ class _Progress:
                 sys.stderr.write(f"  {time.monotonic() - self.start:.1f}s\n")
             sys.stderr.flush()
 
+# %% ../nbs/16_scoring.ipynb #58f683c1
+def _conventions(preset, overrides: dict, wanted: list[Measure]) -> tuple[Convention, dict]:
+    "The user's convention, and the convention of each measure's changes to it (keyed by the changes)."
+    convention = resolve_convention(preset, **overrides)
+    return convention, {m.overrides: resolve_convention(convention, **dict(m.overrides)) if m.overrides else convention
+                        for m in wanted}
+
+# %% ../nbs/16_scoring.ipynb #e3d83850
+class _Rankings:
+    "The joined lines and ranked batch of each convention, made once for the conventions that rank alike."
+    def __init__(self, run, qrels, queries, qrels_query, no_common_query: str):
+        self.run, self.qrels, self.queries, self.qrels_query = run, qrels, queries, qrels_query
+        self.no_common_query, self.made = no_common_query, {}
+
+    def __call__(self, conv: Convention) -> tuple:
+        "(joined run, batch, tie groups, joined line of each ranked document) under `conv`."
+        key = tuple(getattr(conv, name) for name in RANKING_FIELDS)
+        if key not in self.made:
+            joined = join_run(self.run, self.qrels, self.queries, self.qrels_query, conv)
+            if self.no_common_query == "error" and not joined.in_run.any():
+                raise InputError(no_common_query_message(self.run, self.queries))
+            self.made[key] = (joined, *ranked_batch(joined, len(self.queries), conv))
+        return self.made[key]
+
+# %% ../nbs/16_scoring.ipynb #02417f6a
+def _depth_groups(wanted: list[Measure]) -> dict[tuple, list]:
+    "The depths asked for under each (custom gains, convention changes), in the order first asked."
+    depths_of = {}
+    for measure in wanted:
+        depths_of.setdefault((measure.gains, measure.overrides), []).append(measure.k)
+    return depths_of
+
 # %% ../nbs/16_scoring.ipynb #62e18b63
 def _custom_gain(gains: tuple, batch: Batch, pool: Batch | None):
     "trec_eval's `ndcg.GRADE=GAIN,...` as a gain table; grades it does not list keep their own value."
@@ -103,7 +136,57 @@ def _custom_gain(gains: tuple, batch: Batch, pool: Batch | None):
     table.update(dict(gains))
     return ("table", {"table": table})
 
-# %% ../nbs/16_scoring.ipynb #2a99f018
+# %% ../nbs/16_scoring.ipynb #211e6b2e
+def _score_group(rankings: _Rankings, conv: Convention, gains: tuple, depths: list) -> dict:
+    "`score_depths` of one group of measures: `{depth: DepthScore}`."
+    joined, batch, groups, rows = rankings(conv)
+    qrels, qrels_query, n = rankings.qrels, rankings.qrels_query, len(rankings.queries)
+    pool = judged_pool(qrels, qrels_query, n, conv) if parse_policy_spec(conv.normalization)[0] != "retrieved" else None
+    gain = _custom_gain(gains, batch, pool) if gains else conv.gain
+    context, ideal_context = policy_context(conv, joined, rows, qrels, qrels_query)
+    return score_depths(batch, depths, ideal=pool, gain=gain, discount=conv.discount, truncation=conv.truncation,
+                        normalization=conv.normalization, tie_groups=groups, context=context, ideal_context=ideal_context)
+
+# %% ../nbs/16_scoring.ipynb #16e701bb
+def _query_values(dcg, low, high, in_run: np.ndarray, queries, convention: Convention) -> tuple:
+    "Each query's value, whether its IDCG is 0, whether it is counted, and whether it is in the mean."
+    values, undefined = ndcg_ratio(dcg - low, high - low, convention.zero_idcg, names=queries)
+    counted = np.ones(len(queries), dtype=bool) if convention.missing_queries == "zero" else in_run
+    values = np.where(~in_run, 0.0, values)
+    in_mean = counted & ~(undefined & (convention.zero_idcg == "skip"))
+    return values, undefined, counted, in_mean
+
+# %% ../nbs/16_scoring.ipynb #5082c9e2
+def _summary_row(name: str, values, undefined, counted, in_mean, in_run, zero_idcg: str) -> dict:
+    "A measure's mean and counts: queries in the mean, missing ones skipped or scored 0, IDCG-0 ones and those skipped."
+    missing = ~in_run
+    mean = float(values[in_mean].mean()) if in_mean.any() else float("nan")
+    if zero_idcg == "nan" and (undefined & in_mean).any():
+        mean = float("nan")
+    return {"measure": name, "value": mean, "n_queries": int(in_mean.sum()),
+            "n_missing_skipped": int((missing & ~counted).sum()),
+            "n_missing_scored_zero": int((missing & counted).sum()),
+            "n_zero_idcg": int((undefined & ~missing).sum()),
+            "n_zero_idcg_skipped": int((undefined & ~missing & ~in_mean).sum())}
+
+# %% ../nbs/16_scoring.ipynb #d31af754
+def measure_summary(name: str, queries: np.ndarray, dcg: np.ndarray, idcg: np.ndarray, low, high,
+                    in_run: np.ndarray, convention: Convention) -> tuple[pd.DataFrame, dict]:
+    """One measure's per-query rows (`query, measure, value, dcg, idcg, status, counted`) and its summary row
+    (`measure, value` and the counts), from every judged query's DCG, IDCG and normalization references."""
+    values, undefined, counted, in_mean = _query_values(dcg, low, high, in_run, queries, convention)
+    status = np.where(~in_run, "missing_from_run", np.where(undefined, "zero_idcg", "ok"))
+    rows = pd.DataFrame({"query": queries, "measure": name, "value": values, "dcg": dcg, "idcg": idcg,
+                         "status": status, "counted": in_mean})
+    return rows, _summary_row(name, values, undefined, counted, in_mean, in_run, convention.zero_idcg)
+
+# %% ../nbs/16_scoring.ipynb #8963d185
+def _shown_rows(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    "The per-query rows of all measures, without the missing queries that are skipped."
+    per_query = pd.concat(frames, ignore_index=True)
+    return per_query[per_query.counted | (per_query.status != "missing_from_run")].reset_index(drop=True)
+
+# %% ../nbs/16_scoring.ipynb #468b9912
 def score_run(qrels, run, measures=("ndcg",), *, preset="trec_eval", progress=None, qrels_duplicates: str = "error",
               no_common_query: str = "error", **overrides) -> Evaluation:
     """NDCG of one in-memory `run` against `qrels` for each measure, under `preset` with `overrides` (any
@@ -112,62 +195,22 @@ def score_run(qrels, run, measures=("ndcg",), *, preset="trec_eval", progress=No
     if no_common_query not in ("error", "score"):
         raise UsageError(f"no_common_query must be 'error' or 'score', not {no_common_query!r}")
     wanted = parse_measures(measures)
-    convention = resolve_convention(preset, **overrides)
-    conventions = {m.overrides: resolve_convention(convention, **dict(m.overrides)) if m.overrides else convention
-                   for m in wanted}
+    convention, conventions = _conventions(preset, overrides, wanted)
     bar = _Progress(len(wanted) + 2, progress)
     qrels, run = as_qrels(qrels, duplicates=qrels_duplicates), as_run(run)
     bar.step("read")
     queries, qrels_query = judged_queries(qrels)
-    ranked = {}
-
-    def ranking(conv: Convention):
-        "The joined lines and ranked batch of a convention, shared by the conventions that rank alike."
-        key = tuple(getattr(conv, name) for name in RANKING_FIELDS)
-        if key not in ranked:
-            joined = join_run(run, qrels, queries, qrels_query, conv)
-            if no_common_query == "error" and not joined.in_run.any():
-                raise InputError(no_common_query_message(run, queries))
-            ranked[key] = (joined, *ranked_batch(joined, len(queries), conv))
-        return ranked[key]
-
-    ranking(convention)
+    rankings = _Rankings(run, qrels, queries, qrels_query, no_common_query)
+    rankings(convention)
     bar.step("ranked")
-    depths_of = {}
-    for measure in wanted:
-        depths_of.setdefault((measure.gains, measure.overrides), []).append(measure.k)
-    values_by_measure = {}
-    for (gains, fields), depths in depths_of.items():
-        conv = conventions[fields]
-        joined, batch, groups, rows = ranking(conv)
-        pool = judged_pool(qrels, qrels_query, len(queries), conv) if parse_policy_spec(conv.normalization)[0] != "retrieved" else None
-        gain = _custom_gain(gains, batch, pool) if gains else conv.gain
-        context, ideal_context = policy_context(conv, joined, rows, qrels, qrels_query)
-        values_by_measure[gains, fields] = score_depths(
-            batch, depths, ideal=pool, gain=gain, discount=conv.discount, truncation=conv.truncation,
-            normalization=conv.normalization, tie_groups=groups, context=context, ideal_context=ideal_context)
+    scores = {(gains, fields): _score_group(rankings, conventions[fields], gains, depths)
+              for (gains, fields), depths in _depth_groups(wanted).items()}
     frames, summary = [], []
     for measure in wanted:
         conv = conventions[measure.overrides]
-        in_run = ranking(conv)[0].in_run
-        dcg, idcg, low, high = values_by_measure[measure.gains, measure.overrides][measure.k]
-        values, undefined = ndcg_ratio(dcg - low, high - low, conv.zero_idcg, names=queries)
-        missing = ~in_run
-        counted = np.ones(len(queries), dtype=bool) if conv.missing_queries == "zero" else in_run
-        values = np.where(missing, 0.0, values)
-        status = np.where(missing, "missing_from_run", np.where(undefined, "zero_idcg", "ok"))
-        in_mean = counted & ~(undefined & (conv.zero_idcg == "skip"))
-        frames.append(pd.DataFrame({"query": queries, "measure": measure.name, "value": values,
-                                    "dcg": dcg, "idcg": idcg, "status": status, "counted": in_mean}))
-        mean = float(values[in_mean].mean()) if in_mean.any() else float("nan")
-        if conv.zero_idcg == "nan" and (undefined & in_mean).any():
-            mean = float("nan")
-        summary.append({"measure": measure.name, "value": mean, "n_queries": int(in_mean.sum()),
-                        "n_missing_skipped": int((missing & ~counted).sum()),
-                        "n_missing_scored_zero": int((missing & counted).sum()),
-                        "n_zero_idcg": int((undefined & ~missing).sum()),
-                        "n_zero_idcg_skipped": int((undefined & ~missing & ~in_mean).sum())})
+        dcg, idcg, low, high = scores[measure.gains, measure.overrides][measure.k]
+        rows, row = measure_summary(measure.name, queries, dcg, idcg, low, high, rankings(conv)[0].in_run, conv)
+        frames.append(rows)
+        summary.append(row)
         bar.step(measure.name)
-    per_query = pd.concat(frames, ignore_index=True)
-    per_query = per_query[per_query.counted | (per_query.status != "missing_from_run")].reset_index(drop=True)
-    return Evaluation(per_query, pd.DataFrame(summary), convention, run.attrs.get("tag", ""))
+    return Evaluation(_shown_rows(frames), pd.DataFrame(summary), convention, run.attrs.get("tag", ""))
