@@ -24,7 +24,7 @@ from .policy_checks import check_output, reject_strings   # check_output: import
 
 # %% auto #0
 __all__ = ['KINDS', 'ENTRY_POINT_GROUP', 'BUILTINS', 'BUILTIN_PRESETS', 'NDCG_NB_PLUGINS', 'LOAD_PLUGINS_VARIABLE', 'Policy',
-           'plugin_manager', 'load_plugins', 'register_plugin', 'unregister_plugin', 'policies_of', 'list_plugins',
+           'plugin_manager', 'register_plugin', 'unregister_plugin', 'policies_of', 'list_plugins', 'load_plugins',
            'parse_value', 'parse_policy_spec', 'BoundPolicy', 'resolve_policy']
 
 # %% ../nbs/05_plugins.ipynb #7585e111
@@ -65,7 +65,7 @@ class Policy:
         return tuple(p.name for p in found
                      if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name in hookspecs.CONTEXT[self.kind])
 
-# %% ../nbs/05_plugins.ipynb #12045b94
+# %% ../nbs/05_plugins.ipynb #f5ca5b38
 def _plugin_version(plugin, name: str, dist_version: str | None = None) -> str | None:
     if dist_version is not None:
         return dist_version
@@ -81,6 +81,7 @@ def _plugin_version(plugin, name: str, dist_version: str | None = None) -> str |
             version = None
     return version
 
+# %% ../nbs/05_plugins.ipynb #6ca7caea
 @dataclass
 class _Source:
     "Where a plugin came from and whether it was loaded."
@@ -102,6 +103,7 @@ class _Refusal(PluginError):
         super().__init__(f"plugin {plugin!r} {reason}")
         self.reason = reason
 
+# %% ../nbs/05_plugins.ipynb #9ccc8cd3
 def _registrar(provided: dict, plugin: str, kind: str) -> Callable:
     "The `register` function handed to one hook of one plugin: it checks each policy before accepting it."
     def register(name: str, function: Callable, description: str = "", override: bool = False):
@@ -115,6 +117,7 @@ def _registrar(provided: dict, plugin: str, kind: str) -> Callable:
         provided[kind, name] = Policy(kind, name, function, plugin, description, bool(override))
     return register
 
+# %% ../nbs/05_plugins.ipynb #2d39b78c
 def _collect(manager: pluggy.PluginManager, plugin: str) -> list[Policy]:
     "Every policy `plugin` registers through its hooks, or a `_Refusal`: all of them or none."
     provided: dict[tuple[str, str], Policy] = {}
@@ -132,84 +135,9 @@ def _collect(manager: pluggy.PluginManager, plugin: str) -> list[Policy]:
                                        f"{type(exc).__name__}: {exc}") from exc
     return list(provided.values())
 
-# %% ../nbs/05_plugins.ipynb #a9e1c001
-def _who(plugin: str) -> str:
-    source = _sources.get(plugin)
-    return source.who if source is not None else f"plugin {plugin!r}"
-
-def _both(claims: list[Policy]) -> str:
-    "`both plugin 'a' (pkg 1.0) and plugin 'b'`, or `plugins 'a', 'b' and 'c'` for more."
-    names = [_who(p.plugin) for p in claims]
-    return f"both {names[0]} and {names[1]}" if len(names) == 2 else ", ".join(names[:-1]) + f" and {names[-1]}"
-
-class _Registry:
-    "Policies by kind and name, rebuilt from the plugin manager whenever plugins change."
-    def __init__(self, manager: pluggy.PluginManager):
-        self.policies: dict[str, dict[str, Policy]] = {kind: {} for kind in KINDS}   # usable, by name
-        self.conflicts: dict[str, dict[str, list[Policy]]] = {kind: {} for kind in KINDS}
-        self.failed: dict[str, str] = {}           # plugin -> why its registration was refused
-        self.clashes: dict[str, list[str]] = {}    # plugin -> the name clashes it is part of
-        self.ignored: dict[str, list[str]] = {}    # plugin -> its names refused in favour of a built-in
-        self.notes: dict[str, list[str]] = {}
-        claims: dict[str, dict[str, list[Policy]]] = {kind: {} for kind in KINDS}
-        for plugin, obj in manager.list_name_plugin():
-            if obj is None:
-                continue
-            try:
-                provided = _collect(manager, plugin)
-            except _Refusal as exc:
-                if plugin in NDCG_NB_PLUGINS:
-                    raise
-                self.failed[plugin] = exc.reason
-                continue
-            for policy in provided:
-                claims[policy.kind].setdefault(policy.name, []).append(policy)
-        for kind in KINDS:
-            for name, claimants in claims[kind].items():
-                self._settle(kind, name, claimants)
-        self.by_plugin: dict[str, dict[str, list[str]]] = {}
-        for kind in KINDS:
-            for policy in self.policies[kind].values():
-                self.by_plugin.setdefault(policy.plugin, {k: [] for k in KINDS})[kind].append(policy.name)
-
-    def _note(self, plugin: str, text: str):
-        self.notes.setdefault(plugin, []).append(text)
-
-    def _settle(self, kind: str, name: str, claimants: list[Policy]):
-        "Who gets `name`: the one claimant; else the one with override=True; else a built-in; else nobody."
-        overriding = [p for p in claimants if p.override]
-        builtin = [p for p in claimants if p.plugin in NDCG_NB_PLUGINS]
-        winners = overriding or builtin or claimants
-        what = f"{kind} {name!r}"
-        if len(winners) > 1:
-            self.conflicts[kind][name] = winners
-            for p in winners:
-                others = ", ".join(repr(o.plugin) for o in winners if o is not p)
-                self._note(p.plugin, f"{what} is also registered by {others}, neither with override=True: "
-                                     "using it is an error")
-                self.clashes.setdefault(p.plugin, []).append(f"{kind} policy {name!r} is registered by {_both(winners)}.")
-            for p in claimants:
-                if p not in winners:
-                    self._note(p.plugin, f"its {what} is overridden by {' and '.join(repr(w.plugin) for w in winners)}")
-            return
-        winner = winners[0]
-        self.policies[kind][name] = winner
-        for p in claimants:
-            if p is winner:
-                continue
-            if winner.override and not p.override:
-                self._note(p.plugin, f"its {what} is overridden by plugin {winner.plugin!r}")
-                self._note(winner.plugin, f"overrides {what} of plugin {p.plugin!r}")
-            else:   # a third-party plugin claims a built-in name without override=True: the built-in keeps it
-                message = f"{kind} policy {name!r} is registered by {_both([winner, p])}."
-                self.clashes.setdefault(p.plugin, []).append(message)
-                self.ignored.setdefault(p.plugin, []).append(what)
-                self._note(p.plugin, f"its {what} is ignored: {winner.plugin} has that name "
-                                     "(pass override=True to register() to replace it)")
-
-# %% ../nbs/05_plugins.ipynb #f2b137ca
+# %% ../nbs/05_plugins.ipynb #a9e1c00b
 _manager: pluggy.PluginManager | None = None
-_registry: _Registry | None = None
+_registry = None                      # the registry of the current plugins, rebuilt when they change
 _sources: dict[str, _Source] = {}     # every plugin ndcg_nb knows of, loaded or not, in load order
 _warned: set[str] = set()
 
@@ -223,6 +151,100 @@ def _skipped(source: _Source) -> str:
     return (f"{source.who} {source.error}; it was skipped and the other plugins work "
             f"(`ndcg-nb plugins` lists it; {LOAD_PLUGINS_VARIABLE} chooses which plugins load)")
 
+# %% ../nbs/05_plugins.ipynb #a9e1c001
+def _who(plugin: str) -> str:
+    source = _sources.get(plugin)
+    return source.who if source is not None else f"plugin {plugin!r}"
+
+def _both(claims: list[Policy]) -> str:
+    "`both plugin 'a' (pkg 1.0) and plugin 'b'`, or `plugins 'a', 'b' and 'c'` for more."
+    names = [_who(p.plugin) for p in claims]
+    return f"both {names[0]} and {names[1]}" if len(names) == 2 else ", ".join(names[:-1]) + f" and {names[-1]}"
+
+# %% ../nbs/05_plugins.ipynb #fec91988
+def _gather_claims(manager: pluggy.PluginManager) -> tuple[dict[str, dict[str, list[Policy]]], dict[str, str]]:
+    "Every plugin's policies as claims on names, by kind and name, and the plugins refused, with why."
+    claims: dict[str, dict[str, list[Policy]]] = {kind: {} for kind in KINDS}
+    failed: dict[str, str] = {}
+    for plugin, obj in manager.list_name_plugin():
+        if obj is None:
+            continue
+        try:
+            provided = _collect(manager, plugin)
+        except _Refusal as exc:
+            if plugin in NDCG_NB_PLUGINS:
+                raise
+            failed[plugin] = exc.reason
+            continue
+        for policy in provided:
+            claims[policy.kind].setdefault(policy.name, []).append(policy)
+    return claims, failed
+
+# %% ../nbs/05_plugins.ipynb #6f5b04a5
+def _winners(claimants: list[Policy]) -> list[Policy]:
+    "Who may have a name: those claiming it with override=True; else the built-in; else every claimant."
+    overriding = [p for p in claimants if p.override]
+    builtin = [p for p in claimants if p.plugin in NDCG_NB_PLUGINS]
+    return overriding or builtin or claimants
+
+# %% ../nbs/05_plugins.ipynb #89fed518
+def _note(registry, plugin: str, text: str):
+    registry.notes.setdefault(plugin, []).append(text)
+
+def _record_conflict(registry, kind: str, name: str, claimants: list[Policy], winners: list[Policy]):
+    "Several winners: the name is a conflict, and every claimant gets a note saying so."
+    what = f"{kind} {name!r}"
+    registry.conflicts[kind][name] = winners
+    for p in winners:
+        others = ", ".join(repr(o.plugin) for o in winners if o is not p)
+        _note(registry, p.plugin, f"{what} is also registered by {others}, neither with override=True: "
+                                  "using it is an error")
+        registry.clashes.setdefault(p.plugin, []).append(f"{kind} policy {name!r} is registered by {_both(winners)}.")
+    for p in claimants:
+        if p not in winners:
+            _note(registry, p.plugin, f"its {what} is overridden by {' and '.join(repr(w.plugin) for w in winners)}")
+
+# %% ../nbs/05_plugins.ipynb #eecbc700
+def _record_winner(registry, kind: str, name: str, claimants: list[Policy], winner: Policy):
+    "One winner: it gets the name; an overridden claimant gets a note, one that did not override is ignored."
+    what = f"{kind} {name!r}"
+    registry.policies[kind][name] = winner
+    for p in claimants:
+        if p is winner:
+            continue
+        if winner.override and not p.override:
+            _note(registry, p.plugin, f"its {what} is overridden by plugin {winner.plugin!r}")
+            _note(registry, winner.plugin, f"overrides {what} of plugin {p.plugin!r}")
+        else:   # a third-party plugin claims a built-in name without override=True: the built-in keeps it
+            message = f"{kind} policy {name!r} is registered by {_both([winner, p])}."
+            registry.clashes.setdefault(p.plugin, []).append(message)
+            registry.ignored.setdefault(p.plugin, []).append(what)
+            _note(registry, p.plugin, f"its {what} is ignored: {winner.plugin} has that name "
+                                      "(pass override=True to register() to replace it)")
+
+# %% ../nbs/05_plugins.ipynb #a9e1c00c
+class _Registry:
+    "Policies by kind and name, rebuilt from the plugin manager whenever plugins change."
+    def __init__(self, manager: pluggy.PluginManager):
+        self.policies: dict[str, dict[str, Policy]] = {kind: {} for kind in KINDS}   # usable, by name
+        self.conflicts: dict[str, dict[str, list[Policy]]] = {kind: {} for kind in KINDS}
+        self.clashes: dict[str, list[str]] = {}    # plugin -> the name clashes it is part of
+        self.ignored: dict[str, list[str]] = {}    # plugin -> its names refused in favour of a built-in
+        self.notes: dict[str, list[str]] = {}
+        claims, self.failed = _gather_claims(manager)   # failed: plugin -> why its registration was refused
+        for kind in KINDS:
+            for name, claimants in claims[kind].items():
+                winners = _winners(claimants)
+                if len(winners) > 1:
+                    _record_conflict(self, kind, name, claimants, winners)
+                else:
+                    _record_winner(self, kind, name, claimants, winners[0])
+        self.by_plugin: dict[str, dict[str, list[str]]] = {}
+        for kind in KINDS:
+            for policy in self.policies[kind].values():
+                self.by_plugin.setdefault(policy.plugin, {k: [] for k in KINDS})[kind].append(policy.name)
+
+# %% ../nbs/05_plugins.ipynb #615c3308
 def _hook_problem(manager: pluggy.PluginManager, plugin) -> str | None:
     "Why pluggy could never call one of the plugin's `@hookimpl` functions, checked before registering it."
     for attribute in dir(plugin):
@@ -247,6 +269,7 @@ def _hook_problem(manager: pluggy.PluginManager, plugin) -> str | None:
                     f"hook does not have (it passes {', '.join(spec.argnames)})")
     return None
 
+# %% ../nbs/05_plugins.ipynb #28f457b1
 def _add(manager: pluggy.PluginManager, plugin, name: str) -> str:
     "Register `plugin` with pluggy after checking its hooks, or raise `_Refusal` with nothing registered."
     problem = _hook_problem(manager, plugin)
@@ -278,6 +301,41 @@ def _chosen(only) -> set[str] | None:
         only = only.split(",")
     return {str(name).strip() for name in only} - {""}
 
+# %% ../nbs/05_plugins.ipynb #2c528bea
+def _matches(entry_point, wanted: set[str]) -> set[str]:
+    "The names of an entry point (its own and its package's), as compared, that are among the `wanted`."
+    dist = getattr(entry_point, "dist", None)
+    names = {entry_point.name} | ({dist.name} if dist else set())
+    return {_canonical(n) for n in names if _canonical(n) in wanted}
+
+# %% ../nbs/05_plugins.ipynb #efebf6a1
+def _load_entry_point(manager: pluggy.PluginManager, entry_point, source: _Source):
+    "Import one entry-point plugin and add it to `manager`; if that fails, record why, warn and go on."
+    try:
+        plugin = entry_point.load()
+    except Exception as exc:
+        source.status = "failed"
+        source.error = f"could not be loaded ({entry_point.value}): {type(exc).__name__}: {exc}"
+        _warn(_skipped(source))
+        return
+    if getattr(entry_point, "dist", None) is None:
+        source.version = _plugin_version(plugin, entry_point.name)
+    try:
+        _add(manager, plugin, entry_point.name)
+    except _Refusal as exc:
+        source.status, source.error = "failed", exc.reason
+        _warn(_skipped(source))
+
+# %% ../nbs/05_plugins.ipynb #7978bc9e
+def _warn_unmatched(chosen: set[str] | None, matched: set[str], where: str):
+    "Warn about chosen names that no installed plugin has, listing the ones installed."
+    unknown = sorted(name for name in chosen or () if _canonical(name) not in matched)
+    if unknown:
+        known = [s.name for s in _sources.values() if s.origin == "entry point"]
+        _warn(f"{where} names {', '.join(map(repr, unknown))}, but no installed plugin (or package) has that "
+              f"name; the installed plugins: {', '.join(known) or 'none'}")
+
+# %% ../nbs/05_plugins.ipynb #fb80907d
 def _load_entry_points(manager: pluggy.PluginManager, chosen: set[str] | None, where: str):
     "Load the chosen entry-point plugins; one that fails is recorded, warned about and skipped."
     matched = set()
@@ -291,33 +349,16 @@ def _load_entry_points(manager: pluggy.PluginManager, chosen: set[str] | None, w
             _warn(f"{source.who} was not loaded: {_sources[entry_point.name].who} has the same name")
             continue
         _sources[entry_point.name] = source
-        names = {entry_point.name} | ({dist.name} if dist else set())
         if chosen is not None:
-            hits = {n for n in names if _canonical(n) in wanted}
-            matched |= {_canonical(n) for n in hits}
+            hits = _matches(entry_point, wanted)
+            matched |= hits
             if not hits:
                 source.status, source.error = "not loaded", None
                 continue
-        try:
-            plugin = entry_point.load()
-        except Exception as exc:
-            source.status = "failed"
-            source.error = f"could not be loaded ({entry_point.value}): {type(exc).__name__}: {exc}"
-            _warn(_skipped(source))
-            continue
-        if dist is None:
-            source.version = _plugin_version(plugin, entry_point.name)
-        try:
-            _add(manager, plugin, entry_point.name)
-        except _Refusal as exc:
-            source.status, source.error = "failed", exc.reason
-            _warn(_skipped(source))
-    unknown = sorted(name for name in chosen or () if _canonical(name) not in matched)
-    if unknown:
-        known = [s.name for s in _sources.values() if s.origin == "entry point"]
-        _warn(f"{where} names {', '.join(map(repr, unknown))}, but no installed plugin (or package) has that "
-              f"name; the installed plugins: {', '.join(known) or 'none'}")
+        _load_entry_point(manager, entry_point, source)
+    _warn_unmatched(chosen, matched, where)
 
+# %% ../nbs/05_plugins.ipynb #6043a1ef
 def _build_manager(chosen: set[str] | None, where: str, keep: list[tuple[str, Any]] = ()):
     "A new plugin manager: built-ins, the chosen entry-point plugins, then the run-time plugins in `keep`."
     global _manager, _registry
@@ -336,6 +377,7 @@ def _build_manager(chosen: set[str] | None, where: str, keep: list[tuple[str, An
             _warn(f"plugin {name!r}, registered at run time, {exc.reason}; it was dropped")
     _manager, _registry = manager, None
 
+# %% ../nbs/05_plugins.ipynb #f2b137ca
 def plugin_manager() -> pluggy.PluginManager:
     "The process-wide plugin manager: built-ins, then entry-point plugins, then run-time ones."
     if _manager is None:
@@ -358,31 +400,10 @@ def _current_registry(quiet: str | None = None) -> _Registry:
                       "built-in policy has that name: the built-in is used")
     return _registry
 
-# %% ../nbs/05_plugins.ipynb #2c152cf6
-def load_plugins(only: Iterable[str] | str | None = None, *, none: bool = False) -> list[str]:
-    """Rebuild the plugin manager: the built-ins, the entry-point plugins named in `only` (plugin or package
-    names; None: as NDCG_NB_LOAD_PLUGINS says, all when it is unset), none of them if `none`, then the
-    plugins registered at run time. Returns the names of the plugins loaded."""
-    keep = ([(name, _manager.get_plugin(name)) for name, s in _sources.items()
-             if s.origin == "run time" and _manager.has_plugin(name)] if _manager is not None else [])
-    where = LOAD_PLUGINS_VARIABLE if only is None else "load_plugins(only=...)"
-    _build_manager(set() if none else _chosen(only), where, keep)
-    registry = _current_registry()
-    return [name for name, _ in _manager.list_name_plugin() if name not in registry.failed]
-
-def register_plugin(plugin, name: str | None = None) -> str:
-    "Register `plugin` (a module, class or object with `@hookimpl` functions) at run time; returns its name."
-    manager = plugin_manager()
+# %% ../nbs/05_plugins.ipynb #4dbfd610
+def _admit(manager: pluggy.PluginManager, registered: str):
+    "Rebuild the registry with a plugin just registered; if it fails or clashes, unregister it and raise."
     global _registry
-    name = name or manager.get_canonical_name(plugin)
-    if name in _sources and not manager.has_plugin(name):
-        raise PluginError(f"could not register plugin {name!r}: {_sources[name].who} is installed "
-                          "under that name; choose another")
-    try:
-        registered = _add(manager, plugin, name)
-    except _Refusal as exc:
-        raise PluginError(str(exc)) from exc
-    _sources[registered] = _Source(registered, _plugin_version(plugin, registered))
     _registry = None
     try:
         registry = _current_registry(quiet=registered)
@@ -396,8 +417,23 @@ def register_plugin(plugin, name: str | None = None) -> str:
         _sources.pop(registered, None)
         _registry = None
         raise
+
+def register_plugin(plugin, name: str | None = None) -> str:
+    "Register `plugin` (a module, class or object with `@hookimpl` functions) at run time; returns its name."
+    manager = plugin_manager()
+    name = name or manager.get_canonical_name(plugin)
+    if name in _sources and not manager.has_plugin(name):
+        raise PluginError(f"could not register plugin {name!r}: {_sources[name].who} is installed "
+                          "under that name; choose another")
+    try:
+        registered = _add(manager, plugin, name)
+    except _Refusal as exc:
+        raise PluginError(str(exc)) from exc
+    _sources[registered] = _Source(registered, _plugin_version(plugin, registered))
+    _admit(manager, registered)
     return registered
 
+# %% ../nbs/05_plugins.ipynb #5969be57
 def unregister_plugin(plugin) -> None:
     "Remove a plugin registered earlier, given the object or its name."
     manager = plugin_manager()
@@ -418,6 +454,7 @@ def policies_of(kind: str) -> dict[str, Policy]:
         raise UsageError(f"unknown policy kind {kind!r}; the kinds are {', '.join(KINDS)}")
     return dict(_current_registry().policies[kind])
 
+# %% ../nbs/05_plugins.ipynb #e6b9bee5
 def list_plugins() -> list[dict[str, Any]]:
     """Every plugin ndcg_nb knows of, with its version, the policies it provides, its `status` (`ok`,
     `conflict`, `failed`: skipped, or `not loaded`: not chosen), the `error` that made it fail, its
@@ -438,6 +475,18 @@ def list_plugins() -> list[dict[str, Any]]:
                      "status": status, "error": error, "distribution": source.distribution, "notes": notes})
     return rows
 
+# %% ../nbs/05_plugins.ipynb #2c152cf6
+def load_plugins(only: Iterable[str] | str | None = None, *, none: bool = False) -> list[str]:
+    """Rebuild the plugin manager: the built-ins, the entry-point plugins named in `only` (plugin or package
+    names; None: as NDCG_NB_LOAD_PLUGINS says, all when it is unset), none of them if `none`, then the
+    plugins registered at run time. Returns the names of the plugins loaded."""
+    keep = ([(name, _manager.get_plugin(name)) for name, s in _sources.items()
+             if s.origin == "run time" and _manager.has_plugin(name)] if _manager is not None else [])
+    where = LOAD_PLUGINS_VARIABLE if only is None else "load_plugins(only=...)"
+    _build_manager(set() if none else _chosen(only), where, keep)
+    registry = _current_registry()
+    return [name for name, _ in _manager.list_name_plugin() if name not in registry.failed]
+
 # %% ../nbs/05_plugins.ipynb #856bdb81
 def parse_value(text: str):
     text = text.strip()
@@ -450,6 +499,7 @@ def parse_value(text: str):
             pass
     return text
 
+# %% ../nbs/05_plugins.ipynb #a192e19e
 def parse_policy_spec(spec) -> tuple[str, dict]:
     "Split a policy spec (`name`, `'name:key=value;...'` or `(name, {params})`) into name and parameters."
     if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str) and isinstance(spec[1], dict):
@@ -466,8 +516,6 @@ def parse_policy_spec(spec) -> tuple[str, dict]:
     return name.strip(), params
 
 # %% ../nbs/05_plugins.ipynb #798301bd
-_PLUGIN_SUFFIX = re.compile(r"\s*\[plugin ([^\]]+)\]\s*$")
-
 @dataclass(frozen=True)
 class BoundPolicy:
     "A policy with its parameters, ready to be called on arrays; errors inside it name the plugin."
@@ -501,6 +549,9 @@ class BoundPolicy:
                               f"{type(exc).__name__}: {exc}") from exc
         return reject_strings(p, out) if p.kind in ("gain", "discount") else out
 
+# %% ../nbs/05_plugins.ipynb #b33b66f1
+_PLUGIN_SUFFIX = re.compile(r"\s*\[plugin ([^\]]+)\]\s*$")
+
 def _split_plugin(spec) -> tuple[Any, str | None]:
     "A spec without its ` [plugin NAME]` suffix (as labels show it), and that plugin's name."
     text = spec[0] if isinstance(spec, tuple) and spec and isinstance(spec[0], str) else spec
@@ -509,6 +560,7 @@ def _split_plugin(spec) -> tuple[Any, str | None]:
     bare = text[:found.start()]
     return ((bare, *spec[1:]) if isinstance(spec, tuple) else bare), found.group(1).strip()
 
+# %% ../nbs/05_plugins.ipynb #54511cec
 def _conflict_message(kind: str, name: str, claims: list[Policy]) -> str:
     first = claims[0].plugin
     none = "neither" if len(claims) == 2 else "none"
@@ -516,12 +568,9 @@ def _conflict_message(kind: str, name: str, claims: list[Policy]) -> str:
             f"ndcg_nb cannot tell which you mean. Name it with its plugin ('{name} [plugin {first}]'), uninstall "
             f"one, or load only one: {LOAD_PLUGINS_VARIABLE}={first} (see `ndcg-nb plugins`)")
 
-def resolve_policy(kind: str, spec) -> BoundPolicy:
-    """Find the installed policy named by `spec` and bind its parameters, with clear errors. A spec may end
-    in ` [plugin NAME]`, as labels do: the policy must come from that plugin (which also picks one of two
-    plugins that claim the same name)."""
-    spec, plugin = _split_plugin(spec)
-    name, params = parse_policy_spec(spec)
+# %% ../nbs/05_plugins.ipynb #af9937a9
+def _find_policy(kind: str, name: str, plugin: str | None) -> Policy:
+    "The installed `kind` policy called `name` (from `plugin` if given), or an error that says what is installed."
     available = policies_of(kind)
     claims = _current_registry().conflicts[kind].get(name)
     if claims:
@@ -535,6 +584,11 @@ def resolve_policy(kind: str, spec) -> BoundPolicy:
     policy = available[name]
     if plugin is not None and policy.plugin != plugin:
         raise PluginError(f"{kind} policy {name!r} comes from plugin {policy.plugin!r}, not {plugin!r}")
+    return policy
+
+# %% ../nbs/05_plugins.ipynb #14590b62
+def _check_parameters(kind: str, name: str, policy: Policy, params: dict):
+    "Refuse a parameter the policy does not take, and a required one that is missing, naming what it takes."
     accepted = policy.parameters
     takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())
     unknown = [key for key in params if key not in accepted and not takes_any]
@@ -548,4 +602,14 @@ def resolve_policy(kind: str, spec) -> BoundPolicy:
     if missing:
         raise UsageError(f"{kind} policy {name!r} (plugin {policy.plugin!r}) needs parameter {missing[0]!r}, "
                          f"e.g. {kind}=({name!r}, {{{missing[0]!r}: ...}}) or '{name}:{missing[0]}=...'")
+
+# %% ../nbs/05_plugins.ipynb #c07bab64
+def resolve_policy(kind: str, spec) -> BoundPolicy:
+    """Find the installed policy named by `spec` and bind its parameters, with clear errors. A spec may end
+    in ` [plugin NAME]`, as labels do: the policy must come from that plugin (which also picks one of two
+    plugins that claim the same name)."""
+    spec, plugin = _split_plugin(spec)
+    name, params = parse_policy_spec(spec)
+    policy = _find_policy(kind, name, plugin)
+    _check_parameters(kind, name, policy, params)
     return BoundPolicy(policy, params)

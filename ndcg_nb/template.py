@@ -38,7 +38,8 @@ test = ["pytest"]
 where = ["src"]
 '''
 
-_MODULE = '''\
+# %% ../nbs/26_template.ipynb #1f81ce3a
+_MODULE_POLICIES = '''\
 """{name}: policies for ndcg_nb. Each hook registers one working example: edit or delete them.
 
 The contract of every hook is in ndcg_nb's plugin guide and in `ndcg_nb.hookspecs`.
@@ -93,6 +94,10 @@ def trec_with_capped_gain(cap=3.0):
     return trec_eval_preset().replace(gain=("{name}_capped", {{"cap": float(cap)}}), preset="{name}_trec")
 
 
+'''
+
+# %% ../nbs/26_template.ipynb #13da6fd9
+_MODULE_HOOKS = '''\
 @hookimpl
 def register_gains(register):
     register("{name}_capped", capped_gain, "the grade, at most cap (3 by default)")
@@ -123,6 +128,9 @@ def register_measures(register):
     register("{name}_range", range_measure, "NDCG from the worst to the ideal DCG: {name}_range@K")
 '''
 
+_MODULE = _MODULE_POLICIES + _MODULE_HOOKS
+
+# %% ../nbs/26_template.ipynb #15c1bde8
 _TESTS = '''\
 """{name}'s own tests: ndcg_nb's conformance kit, and one value worked by hand per policy."""
 import pytest
@@ -159,6 +167,7 @@ def test_range_normalization_and_measure_by_hand():
     assert result.value("{name}_range@3") == pytest.approx(expected, abs=1e-15)
 '''
 
+# %% ../nbs/26_template.ipynb #4844fcd3
 _README = '''\
 # ndcg-nb-{dist}
 
@@ -173,12 +182,17 @@ Use them by name: `ndcg(grades, 10, discount="{name}_rbp:persistence=0.9")`,
 `ndcg-nb eval QRELS RUN --preset {name}_trec`, `ndcg-nb eval QRELS RUN -m {name}_range@10`.
 '''
 
-def new_plugin(name: str, parent=".") -> Path:
-    "Write a plugin package for policies named after `name` into `parent/ndcg-nb-NAME`; returns its folder."
+# %% ../nbs/26_template.ipynb #6fb31302
+def _plugin_names(name: str) -> tuple[str, str]:
+    "The distribution and package names of a plugin called `name`, once the name is checked."
     if not isinstance(name, str) or not re.fullmatch(r"[a-z][a-z0-9_]*", name):
         raise UsageError(f"a plugin name is lower-case letters, digits and '_', starting with a letter; got {name!r}")
-    dist = name.replace("_", "-")
-    package = f"ndcg_nb_{name}"
+    return name.replace("_", "-"), f"ndcg_nb_{name}"
+
+# %% ../nbs/26_template.ipynb #a32df8d0
+def new_plugin(name: str, parent=".") -> Path:
+    "Write a plugin package for policies named after `name` into `parent/ndcg-nb-NAME`; returns its folder."
+    dist, package = _plugin_names(name)
     root = Path(parent) / f"ndcg-nb-{dist}"
     if root.exists():
         raise UsageError(f"{root} already exists; choose another name or folder")

@@ -12,7 +12,7 @@ import numpy as np
 
 from .errors import NdcgError
 from .core import score_batch
-from .policy_checks import check_truncation_source
+from .policy_checks import check_output, check_truncation_source, check_values, who_computes
 from .batch import as_batch
 from .segments import offsets_from_lengths
 from .plugins import KINDS, BoundPolicy, list_plugins, policies_of, resolve_policy
@@ -38,12 +38,14 @@ class Finding:
 class ContractError(AssertionError):
     "A plugin's policies break their hooks' contract; the message lists every finding."
 
+# %% ../nbs/25_testing.ipynb #b6f2c1c6
 def _grades(rng: np.random.Generator, size: int, real: bool = False) -> np.ndarray:
     "Grades as users give them: small integers from -1 to 4, or (`real`) values between -1 and 4 in hundredths."
     if real:
         return np.round(rng.random(size) * 5 - 1, 2)
     return rng.integers(-1, 5, size).astype(float)
 
+# %% ../nbs/25_testing.ipynb #41309da5
 def _gain_context(grades: np.ndarray, rng, lists: np.ndarray | None = None) -> dict:
     "Context as the core gives it: the list of each grade (4 lists here) and the best grade of each list."
     lists = rng.integers(0, 4, len(grades)) if lists is None else lists
@@ -51,19 +53,23 @@ def _gain_context(grades: np.ndarray, rng, lists: np.ndarray | None = None) -> d
     np.maximum.at(best, lists, grades)
     return {"list_index": lists, "max_grades": best}
 
+# %% ../nbs/25_testing.ipynb #672ba8cf
+def _as_problem(policy: BoundPolicy, error: Exception) -> str:
+    "A shared check's message as a finding's problem: without the policy's name, which the finding gives."
+    return str(error).removeprefix(who_computes(policy.policy) + " ")
+
+# %% ../nbs/25_testing.ipynb #7d2d5259
 def _gain_problems(policy: BoundPolicy, grades: np.ndarray, rng, what: str) -> list[str]:
     context = _gain_context(grades, rng)
     lists = context["list_index"]
     call = lambda part: np.asarray(policy(grades[part], context={**context, "list_index": lists[part]}))
     everything = np.arange(len(grades))
     gains = call(everything)
-    if gains.shape != grades.shape:
-        return [f"returns shape {gains.shape} for {grades.shape} grades"]
-    if gains.dtype.kind not in "fiub":
-        return [f"returns {gains.dtype} values, not numbers"]
+    try:
+        gains = check_values(policy, gains, grades.shape, what)
+    except PluginError as error:
+        return [_as_problem(policy, error)]
     problems = []
-    if not np.isfinite(gains.astype(float)).all():
-        problems.append(f"returns a non-finite gain for {what}")
     order = rng.permutation(len(grades))
     if not np.array_equal(call(order), gains[order]):
         problems.append("is not element by element: permuting the grades does not permute the gains "
@@ -73,6 +79,7 @@ def _gain_problems(policy: BoundPolicy, grades: np.ndarray, rng, what: str) -> l
         problems.append("gives other gains when the grades come in two calls than in one")
     return problems
 
+# %% ../nbs/25_testing.ipynb #6b92df1a
 def _check_gain(policy: BoundPolicy, rng) -> list[str]:
     try:
         problems = _gain_problems(policy, _grades(rng, 60), rng, "grades from -1 to 4")
@@ -85,42 +92,20 @@ def _check_gain(policy: BoundPolicy, rng) -> list[str]:
         pass
     return problems
 
-def _check_discount(policy: BoundPolicy, rng) -> list[str]:
-    if "lengths" in policy.context:
-        return _check_list_discount(policy, rng)
-    ranks = np.arange(1, 51)
-    try:
-        weights = np.asarray(policy(ranks, context={"k": 50}), dtype=float)
-    except _ERRORS as error:
-        return [f"fails on ranks 1..50: {error}"]
-    if weights.shape != ranks.shape:
-        return [f"returns shape {weights.shape} for {ranks.shape} ranks"]
-    problems = []
-    if not np.isfinite(weights).all():
-        problems.append("returns a non-finite weight")
-    elif (weights <= 0).any():
-        problems.append(f"returns a weight <= 0 (rank {int(ranks[weights <= 0][0])}); weights must be positive")
-    if not np.array_equal(np.asarray(policy(ranks[:7], context={"k": 50}), dtype=float), weights[:7]):
-        problems.append("gives ranks 1..7 other weights when asked for 7 ranks than for 50")
-    if np.isfinite(weights).all() and (np.diff(weights) > 1e-12 * np.abs(weights[1:])).any():
-        rank = int(np.flatnonzero(np.diff(weights) > 0)[0]) + 2
-        warnings.warn(f"discount policy {policy.policy.name!r} from plugin {policy.policy.plugin!r}: the weight "
-                      f"grows at rank {rank}; the contract advises weights that do not grow with rank")
-    return problems
-
+# %% ../nbs/25_testing.ipynb #965c5ed6
 def _check_list_discount(policy: BoundPolicy, rng) -> list[str]:
     "A discount per list: positive, finite weights, and each list's weights the same alone as in a batch."
     lengths = rng.integers(1, 12, 6)
     ranks = np.concatenate([np.arange(1, n + 1) for n in lengths])
     try:
-        weights = np.asarray(policy(ranks, context={"k": 10, "lengths": lengths}), dtype=float)
+        weights = policy(ranks, context={"k": 10, "lengths": lengths})
         alone = np.asarray(policy(ranks[:lengths[0]], context={"k": 10, "lengths": lengths[:1]}), dtype=float)
     except _ERRORS as error:
         return [f"fails on {len(lengths)} lists of lengths 1 to 11: {error}"]
-    if weights.shape != ranks.shape:
-        return [f"returns shape {weights.shape} for {ranks.shape} ranks"]
-    if not np.isfinite(weights).all():
-        return ["returns a non-finite weight"]
+    try:
+        weights = check_values(policy, weights, ranks.shape, f"the ranks of {len(lengths)} lists")
+    except PluginError as error:
+        return [_as_problem(policy, error)]
     problems = []
     if (weights <= 0).any():
         problems.append("returns a weight <= 0; weights must be positive")
@@ -128,47 +113,84 @@ def _check_list_discount(policy: BoundPolicy, rng) -> list[str]:
         problems.append("gives a list other weights alone than in a batch (a list's weights may depend on that list only)")
     return problems
 
+# %% ../nbs/25_testing.ipynb #1eb6faf7
+def _check_discount(policy: BoundPolicy, rng) -> list[str]:
+    if "lengths" in policy.context:
+        return _check_list_discount(policy, rng)
+    ranks = np.arange(1, 51)
+    try:
+        weights = policy(ranks, context={"k": 50})
+    except _ERRORS as error:
+        return [f"fails on ranks 1..50: {error}"]
+    try:
+        weights = check_values(policy, weights, ranks.shape, "ranks 1..50")
+    except PluginError as error:
+        return [_as_problem(policy, error)]
+    problems = []
+    if (weights <= 0).any():
+        problems.append(f"returns a weight <= 0 (rank {int(ranks[weights <= 0][0])}); weights must be positive")
+    if not np.array_equal(np.asarray(policy(ranks[:7], context={"k": 50}), dtype=float), weights[:7]):
+        problems.append("gives ranks 1..7 other weights when asked for 7 ranks than for 50")
+    if not problems:
+        check_output(policy, weights, ranks)      # warns, as the engine does, if a weight grows with rank
+    return problems
+
+# %% ../nbs/25_testing.ipynb #8e9755c0
+def _prefix_problems(grades, lengths, out, new_lengths, k) -> list[str]:
+    "A truncation that returns no `source` keeps each list's first documents as they were."
+    starts = np.cumsum(lengths) - lengths
+    new_starts = np.cumsum(new_lengths) - new_lengths
+    for i in range(len(lengths)):
+        kept = min(lengths[i], new_lengths[i])
+        before = grades[starts[i]:starts[i] + kept]
+        after = out[new_starts[i]:new_starts[i] + kept]
+        if not np.array_equal(before, after):
+            return [f"at k={k} changes the first {kept} grades of a list instead of keeping them"]
+    return []
+
+# %% ../nbs/25_testing.ipynb #48743910
+def _source_problems(source, out, new_lengths, grades, lengths, k) -> list[str]:
+    "A truncation's `source`, checked as the engine checks it."
+    try:
+        check_truncation_source("it", source, out, offsets_from_lengths(new_lengths), grades,
+                                offsets_from_lengths(lengths), "list")
+    except PluginError as error:
+        return [f"at k={k}: {str(error).removeprefix('it ')}"]
+    return []
+
+# %% ../nbs/25_testing.ipynb #15eb5e49
+def _truncation_at(policy: BoundPolicy, grades, lengths, k: int, rng) -> tuple[list[str], bool]:
+    "The problems of one call at depth `k`, and whether the call got as far as the check of what it kept."
+    context = {"doc_ids": np.array([f"d{i}" for i in range(len(grades))], dtype=object),
+               "judged": rng.random(len(grades)) < 0.7, "scores": rng.random(len(grades)), "ideal": False}
+    try:
+        out, new_lengths, *source = policy(grades, lengths, k, context=context)
+    except _ERRORS as error:
+        return [f"fails at k={k}: {error}"], False
+    except ValueError:
+        return [f"at k={k} returns neither (grades, lengths) nor (grades, lengths, source)"], False
+    out, new_lengths = np.asarray(out, dtype=float), np.asarray(new_lengths)
+    if out.ndim != 1 or new_lengths.shape != lengths.shape or new_lengths.sum() != out.size:
+        return [f"at k={k} returns grades of shape {out.shape} and lengths of shape {new_lengths.shape} "
+                f"for {len(lengths)} lists: it must return flat grades and one length per list"], False
+    problems = [f"returns more than k={k} documents for a list"] if (new_lengths > k).any() else []
+    if source:
+        return problems + _source_problems(source[0], out, new_lengths, grades, lengths, k), False
+    return problems + _prefix_problems(grades, lengths, out, new_lengths, k), True
+
+# %% ../nbs/25_testing.ipynb #3b66e809
 def _check_truncation(policy: BoundPolicy, rng) -> list[str]:
     lengths = rng.integers(0, 9, 12)
     grades = _grades(rng, int(lengths.sum()))
-    starts = np.cumsum(lengths) - lengths
     problems = []
     for k in (1, 3, 10):
-        context = {"doc_ids": np.array([f"d{i}" for i in range(len(grades))], dtype=object),
-                   "judged": rng.random(len(grades)) < 0.7, "scores": rng.random(len(grades)), "ideal": False}
-        try:
-            out, new_lengths, *source = policy(grades, lengths, k, context=context)
-        except _ERRORS as error:
-            problems.append(f"fails at k={k}: {error}")
-            continue
-        except ValueError:
-            problems.append(f"at k={k} returns neither (grades, lengths) nor (grades, lengths, source)")
-            continue
-        out, new_lengths = np.asarray(out, dtype=float), np.asarray(new_lengths)
-        if out.ndim != 1 or new_lengths.shape != lengths.shape or new_lengths.sum() != out.size:
-            problems.append(f"at k={k} returns grades of shape {out.shape} and lengths of shape {new_lengths.shape} "
-                            f"for {len(lengths)} lists: it must return flat grades and one length per list")
-            continue
-        if (new_lengths > k).any():
-            problems.append(f"returns more than k={k} documents for a list")
-        if source:
-            try:
-                check_truncation_source("it", source[0], out, offsets_from_lengths(new_lengths), grades, offsets_from_lengths(lengths), "list")
-            except PluginError as error:
-                problems.append(f"at k={k}: {str(error).removeprefix('it ')}")
-            continue
-        new_starts = np.cumsum(new_lengths) - new_lengths
-        for i in range(len(lengths)):
-            kept = min(lengths[i], new_lengths[i])
-            before = grades[starts[i]:starts[i] + kept]
-            after = out[new_starts[i]:new_starts[i] + kept]
-            if not np.array_equal(before, after):
-                problems.append(f"at k={k} changes the first {kept} grades of a list instead of keeping them")
-                break
-        if problems:
+        found, checked_kept = _truncation_at(policy, grades, lengths, k, rng)
+        problems += found
+        if checked_kept and problems:
             break
     return problems
 
+# %% ../nbs/25_testing.ipynb #83189646
 def _check_preset(policy: BoundPolicy, rng) -> list[str]:
     from ndcg_nb.evaluation import evaluate, resolve_convention
     try:
@@ -179,32 +201,45 @@ def _check_preset(policy: BoundPolicy, rng) -> list[str]:
         return [f"does not give a usable convention: {type(error).__name__}: {error}"]
     return []
 
+# %% ../nbs/25_testing.ipynb #2b5f7eb1
+def _range_problem(scores, harmful: bool) -> str | None:
+    "Scores of a batch (with `dcg`, `low`, `high`) outside [0, 1], or above 1 when grades may be harmful."
+    defined = scores.high > scores.low
+    values = (scores.dcg[defined] - scores.low[defined]) / (scores.high[defined] - scores.low[defined])
+    lowest = -np.inf if harmful else -1e-12
+    outside = (values < lowest) | (values > 1 + 1e-12)
+    if outside.any():
+        where = "[0, 1] on grades from 0 to 4" if not harmful else "1 on grades from -1 to 4"
+        return f"gives scores outside {where} (such as {values[outside][0]:.4g}) for DCGs the lists reach"
+    return None
+
+# %% ../nbs/25_testing.ipynb #fbeed762
+def _normalization_problem(policy: BoundPolicy, grades: list, order: np.ndarray, harmful: bool) -> str | None:
+    "Score the lists, then again reordered and halved: references list by list, and scores in range."
+    try:
+        s = score_batch(as_batch(grades), 5, normalization=policy)
+        permuted = score_batch(as_batch([grades[i] for i in order]), 5, normalization=policy)
+    except (*_ERRORS, PluginError) as error:
+        return f"fails on 40 lists with grades from {-int(harmful)} to 4 at k=5: {error}"
+    half = score_batch(as_batch(grades[:20]), 5, normalization=policy)
+    if not (np.array_equal(permuted.low, s.low[order]) and np.array_equal(permuted.high, s.high[order])):
+        return "is not list by list: reordering the lists changes their references"
+    if not (np.array_equal(half.low, s.low[:20]) and np.array_equal(half.high, s.high[:20])):
+        return "is not list by list: lists get other references in a smaller batch"
+    return _range_problem(s, harmful)
+
 def _check_normalization(policy: BoundPolicy, rng) -> list[str]:
     "References of the right shape, finite, list by list, and a score in [0, 1] for every DCG a list reaches."
     lists = [list(_grades(rng, int(n))) for n in rng.integers(1, 9, 40)]
     order = rng.permutation(len(lists))
-    problems = []
     for harmful in (False, True):
         grades = lists if harmful else [list(np.abs(g)) for g in lists]
-        try:
-            s = score_batch(as_batch(grades), 5, normalization=policy)
-            permuted = score_batch(as_batch([grades[i] for i in order]), 5, normalization=policy)
-        except (*_ERRORS, PluginError) as error:
-            return [f"fails on 40 lists with grades from {-int(harmful)} to 4 at k=5: {error}"]
-        half = score_batch(as_batch(grades[:20]), 5, normalization=policy)
-        if not (np.array_equal(permuted.low, s.low[order]) and np.array_equal(permuted.high, s.high[order])):
-            return ["is not list by list: reordering the lists changes their references"]
-        if not (np.array_equal(half.low, s.low[:20]) and np.array_equal(half.high, s.high[:20])):
-            return ["is not list by list: lists get other references in a smaller batch"]
-        defined = s.high > s.low
-        scores = (s.dcg[defined] - s.low[defined]) / (s.high[defined] - s.low[defined])
-        lowest = -np.inf if harmful else -1e-12
-        outside = (scores < lowest) | (scores > 1 + 1e-12)
-        if outside.any():
-            where = "[0, 1] on grades from 0 to 4" if not harmful else "1 on grades from -1 to 4"
-            return [f"gives scores outside {where} (such as {scores[outside][0]:.4g}) for DCGs the lists reach"]
-    return problems
+        problem = _normalization_problem(policy, grades, order, harmful)
+        if problem:
+            return [problem]
+    return []
 
+# %% ../nbs/25_testing.ipynb #061b539c
 def _check_measure(policy: BoundPolicy, rng) -> list[str]:
     "Fields that make a usable convention at every depth, and a measure that evaluates by name."
     from ndcg_nb.evaluation import evaluate, resolve_convention
@@ -220,10 +255,10 @@ def _check_measure(policy: BoundPolicy, rng) -> list[str]:
         return [f"does not give a usable measure: {type(error).__name__}: {error}"]
     return []
 
+# %% ../nbs/25_testing.ipynb #k6a1b2c3
 _CHECKS = {"gain": _check_gain, "discount": _check_discount, "truncation": _check_truncation,
            "normalization": _check_normalization, "preset": _check_preset, "measure": _check_measure}
 
-# %% ../nbs/25_testing.ipynb #k6a1b2c3
 def check_policy(kind: str, spec, seed: int = 0) -> list[Finding]:
     "Check one installed policy (`spec`: a name, `'name:key=value'` or `(name, {params})`) against its hook."
     policy = resolve_policy(kind, spec)
@@ -232,6 +267,7 @@ def check_policy(kind: str, spec, seed: int = 0) -> list[Finding]:
     problems = check(policy, rng) if check is not None else []
     return [Finding(policy.policy.plugin, kind, policy.policy.name, problem) for problem in problems]
 
+# %% ../nbs/25_testing.ipynb #cb20d788
 def check_plugin(plugin: str, *, params: dict | None = None, seed: int = 0, raise_on_findings: bool = True) -> list[Finding]:
     """Check every policy `plugin` registered (`params`: `{policy name: {parameter: value}}` for policies with
     required parameters). Raises `ContractError` listing the findings, or returns them."""
