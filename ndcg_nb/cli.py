@@ -13,7 +13,7 @@ import pandas as pd
 
 from . import __version__
 from .errors import InputError, NdcgError, UsageError
-from .compare import TESTS, evaluate_runs
+from .compare import TESTS, RunsEvaluation
 from .reports import RENDER_FORMATS, bounds_report, compare_report, explain_presets_report
 from .evaluation import evaluate
 from .scoring import json_value
@@ -35,6 +35,7 @@ def _policy_options(parser: argparse.ArgumentParser):
     parser.add_argument("--zero-idcg", default="zero", choices=ZERO_IDCG_POLICIES,
                         help="what a list with IDCG <= 0 scores (default: zero)")
 
+# %% ../nbs/27_cli.ipynb #2d6b8e40
 def _convention_options(parser: argparse.ArgumentParser):
     "The options that choose the convention of an evaluation (read back by `_convention_overrides`)."
     parser.add_argument("--preset", default="trec_eval", help="convention preset (see `ndcg-nb plugins`)")
@@ -48,28 +49,19 @@ def _convention_options(parser: argparse.ArgumentParser):
                         help="override any convention field, e.g. --set ties=average --set normalization=retrieved "
                              "--set truncation=pad:fill=-1")
 
-def _score(args) -> str:
-    table = explain(args.grades, args.k, items=args.items, ideal=args.ideal, gain=args.gain,
-                    discount=args.discount, truncation=args.truncation, zero_idcg=args.zero_idcg)
-    last = table.iloc[-1] if len(table) else None
-    at = f"@{args.k}" if args.k else ""
-    labels = {kind: resolve_policy(kind, getattr(args, kind)).label for kind in ("gain", "discount", "truncation")}
-    result = {"k": args.k, **labels, "dcg": float(last.dcg), "idcg": float(last.idcg), "ndcg": float(last.ndcg)}
-    if args.format == "json":
-        ranks = table.astype(object).where(table.notna(), None).to_dict(orient="records")
-        return json.dumps({**{key: json_value(value) for key, value in result.items()}, "ranks": ranks}, indent=2,
-                          allow_nan=False)
-    if args.format == "csv":
-        return table.to_csv(index=False).rstrip("\n")
-    shown = table.drop(columns=[c for c in ("item", "ideal_item") if args.items is None and args.ideal is None])
-    shown = shown.astype({c: object for c in ("item", "ideal_item") if c in shown}).fillna(
-        {c: "" for c in ("item", "ideal_item") if c in shown})
-    grade_format = {c: (lambda v: "" if pd.isna(v) else f"{v:g}") for c in ("grade", "ideal_grade")}
-    text = shown.to_string(index=False, float_format=lambda v: f"{v:.4f}", na_rep="", formatters=grade_format)
-    policies = ", ".join(f"{kind}={label}" for kind, label in labels.items())
-    return (f"{text}\n\n{policies}\n"
-            f"DCG{at} = {result['dcg']:.6f}   IDCG{at} = {result['idcg']:.6f}   NDCG{at} = {result['ndcg']:.6f}")
+# %% ../nbs/27_cli.ipynb #4a7f3c94
+def _true_or_false(key: str, value: str) -> bool:
+    if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
+        raise UsageError(f"--set {key}={value}: write true or false")
+    return value.lower() in ("true", "1", "yes")
 
+def _number(key: str, value: str, kind: type, rule: str):
+    try:
+        return kind(value)
+    except ValueError:
+        raise UsageError(f"--set {key}={value}: {key} must be {rule}") from None
+
+# %% ../nbs/27_cli.ipynb #7e2a9b16
 _SPEC_FIELDS = ("gain", "discount", "truncation", "normalization")   # policy specs, e.g. table:table=0,1,3,7
 
 def _field_value(key: str, value: str):
@@ -81,29 +73,27 @@ def _field_value(key: str, value: str):
     if value in ("None", "none", ""):
         return None
     if key == "integer_grades":
-        if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
-            raise UsageError(f"--set integer_grades={value}: write true or false")
-        return value.lower() in ("true", "1", "yes")
+        return _true_or_false(key, value)
     if key == "max_docs":
-        try:
-            return int(value)
-        except ValueError:
-            raise UsageError(f"--set max_docs={value}: max_docs must be a positive integer") from None
+        return _number(key, value, int, "a positive integer")
     if key == "min_grade":
-        try:
-            return float(value)
-        except ValueError:
-            raise UsageError(f"--set min_grade={value}: min_grade must be a finite number or None") from None
+        return _number(key, value, float, "a finite number or None")
     return parse_value(value)
 
-def _convention_overrides(args) -> dict:
+# %% ../nbs/27_cli.ipynb #8b0e3d49
+def _set_overrides(assignments) -> dict:
+    "The convention fields that `--set FIELD=VALUE` options change, each value read as its field wants."
     overrides = {}
-    for assignment in args.set or []:
+    for assignment in assignments or []:
         key, equals, value = assignment.partition("=")
         if not equals:
             raise UsageError(f"--set {assignment!r}: write FIELD=VALUE, e.g. --set ties=average")
         key, value = key.strip(), value.strip()
         overrides[key] = _field_value(key, value)
+    return overrides
+
+def _convention_overrides(args) -> dict:
+    overrides = _set_overrides(args.set)
     if args.complete:
         overrides["missing_queries"] = "zero"
     if args.judged_only:
@@ -112,103 +102,42 @@ def _convention_overrides(args) -> dict:
         overrides["max_docs"] = args.max_docs
     return overrides
 
-def _eval(args) -> str:
-    measures = args.measure or ["ndcg", "ndcg_cut"]
-    overrides = _convention_overrides(args)
-    if not args.dask and (args.partitions is not None or args.write_per_query is not None):
-        raise UsageError("--partitions and --write-per-query go with --dask")
-    if args.dask:
-        if args.bounds or len(args.run) > 1:
-            raise UsageError("--dask evaluates one run; --bounds and several runs are in-memory only")
-        from ndcg_nb.distributed import evaluate_on_dask      # needs the dask extra; says so if missing
-        result = evaluate_on_dask(args.dask, args.qrels, args.run[0], measures, preset=args.preset,
-                                  per_query=args.per_query, npartitions=args.partitions,
-                                  write_per_query=args.write_per_query, **overrides)
-        return _evaluation_text(result, args)
-    if args.bounds:
-        parts = [(run, bounds_report(args.qrels, run, measures, per_query=args.per_query,
-                                     format={"trec": "text"}.get(args.format, args.format), preset=args.preset,
-                                     **overrides)) for run in args.run]
-        return parts[0][1] if len(parts) == 1 else "\n\n".join(f"run {run}\n{text}" for run, text in parts)
-    if len(args.run) > 1:
-        several = evaluate_runs(args.qrels, args.run, measures, preset=args.preset,
-                                progress=False if args.quiet else None, **overrides)
-        if args.format == "trec":
-            return "\n".join(f"{'runid':<22s}\tall\t{name}\n" + e.to_trec(per_query=args.per_query)
-                             for name, e in several.evaluations.items())
-        if args.format == "csv":
-            frames = [(e.per_query if args.per_query else e.aggregate).assign(run=name)
-                      for name, e in several.evaluations.items()]
-            return pd.concat(frames, ignore_index=True).to_csv(index=False).rstrip("\n")
-        return json.dumps({name: json.loads(e.to_json(per_query=args.per_query))
-                           for name, e in several.evaluations.items()}, indent=2)
-    result = evaluate(args.qrels, args.run[0], measures, preset=args.preset,
-                      progress=False if args.quiet else None, **overrides)
-    return _evaluation_text(result, args)
+# %% ../nbs/27_cli.ipynb #0e3c6a7c
+def _score_result(args, table: pd.DataFrame) -> dict:
+    "The depth, the label of each policy and the list's DCG, ideal DCG and NDCG (the table's last row)."
+    last = table.iloc[-1] if len(table) else None
+    labels = {kind: resolve_policy(kind, getattr(args, kind)).label for kind in ("gain", "discount", "truncation")}
+    return {"k": args.k, **labels, "dcg": float(last.dcg), "idcg": float(last.idcg), "ndcg": float(last.ndcg)}
 
-def _evaluation_text(result, args) -> str:
+def _score_json(table: pd.DataFrame, result: dict) -> str:
+    ranks = table.astype(object).where(table.notna(), None).to_dict(orient="records")
+    return json.dumps({**{key: json_value(value) for key, value in result.items()}, "ranks": ranks}, indent=2,
+                      allow_nan=False)
+
+# %% ../nbs/27_cli.ipynb #1c6f9d0f
+def _score_table(table: pd.DataFrame, result: dict, items_given: bool) -> str:
+    shown = table.drop(columns=[c for c in ("item", "ideal_item") if not items_given])
+    shown = shown.astype({c: object for c in ("item", "ideal_item") if c in shown}).fillna(
+        {c: "" for c in ("item", "ideal_item") if c in shown})
+    grade_format = {c: (lambda v: "" if pd.isna(v) else f"{v:g}") for c in ("grade", "ideal_grade")}
+    text = shown.to_string(index=False, float_format=lambda v: f"{v:.4f}", na_rep="", formatters=grade_format)
+    policies = ", ".join(f"{kind}={result[kind]}" for kind in ("gain", "discount", "truncation"))
+    at = f"@{result['k']}" if result["k"] else ""
+    return (f"{text}\n\n{policies}\n"
+            f"DCG{at} = {result['dcg']:.6f}   IDCG{at} = {result['idcg']:.6f}   NDCG{at} = {result['ndcg']:.6f}")
+
+# %% ../nbs/27_cli.ipynb #3b8f1c21
+def _score(args) -> str:
+    table = explain(args.grades, args.k, items=args.items, ideal=args.ideal, gain=args.gain,
+                    discount=args.discount, truncation=args.truncation, zero_idcg=args.zero_idcg)
+    result = _score_result(args, table)
     if args.format == "json":
-        return result.to_json(per_query=args.per_query)
+        return _score_json(table, result)
     if args.format == "csv":
-        return result.to_csv(per_query=args.per_query)
-    return result.to_trec(per_query=args.per_query)
+        return table.to_csv(index=False).rstrip("\n")
+    return _score_table(table, result, items_given=args.items is not None or args.ideal is not None)
 
-def _compare(args) -> str:
-    return compare_report(args.qrels, args.runs, args.measure or ["ndcg", "ndcg_cut_10"], format=args.format,
-                          baseline=args.baseline, tests=args.test or TESTS, permutations=args.permutations,
-                          resamples=args.resamples, seed=args.seed,
-                          correction=None if args.correction == "none" else args.correction, family=args.family,
-                          alpha=args.alpha, confidence=args.confidence, plot=args.plot, preset=args.preset,
-                          overrides=_convention_overrides(args))
-
-def _explain_presets(args) -> str:
-    if len(args.preset) != 2:
-        raise UsageError(f"explain-presets compares two presets: give --preset twice, got {len(args.preset)}")
-    return explain_presets_report(args.qrels, args.run, args.preset[0], args.preset[1], args.measure,
-                                  top=args.top, format=args.format)
-
-def _plugins(args) -> str:
-    rows = list_plugins()
-    if args.format == "json":
-        return json.dumps(rows, indent=2)
-    kinds = ("gain", "discount", "truncation", "normalization", "preset", "measure")
-    frame = pd.DataFrame([{"plugin": r["plugin"], "version": r["version"], "status": r["status"],
-                           **{f"{kind}s": ", ".join(r[f"{kind}s"]) or "-" for kind in kinds}} for r in rows])
-    if args.format == "csv":
-        frame = frame.assign(error=[r["error"] for r in rows], distribution=[r["distribution"] for r in rows],
-                             notes=["; ".join(r["notes"]) for r in rows])
-        return frame.to_csv(index=False).rstrip("\n")
-    details = []
-    for r in rows:
-        who = r["plugin"] + (f" ({r['distribution']} {r['version']})" if r["distribution"] else "")
-        if r["error"]:
-            details.append(f"{who}: {r['error']}")
-        details += [f"{who}: {note}" for note in r["notes"]]
-    text = frame.fillna("-").to_string(index=False)
-    return text + ("\n\n" + "\n".join(details) if details else "")
-
-# %% ../nbs/27_cli.ipynb #c9d8e7f6
-def _new_plugin(args) -> str:
-    root = new_plugin(args.name, args.dir)
-    return (f"wrote {root}\n\nnext:\n  cd {root}\n  pip install -e .\n  ndcg-nb plugins\n"
-            f"  python -m pytest tests\n  ndcg-nb check-plugin {args.name}")
-
-def _check_plugin(args) -> str:
-    params = dict(parse_policy_spec(spec) for spec in args.params or [])
-    findings = check_plugin(args.name, params=params, raise_on_findings=False)
-    if findings:
-        raise InputError(f"{len(findings)} problem(s) with plugin {args.name!r}:\n" +
-                         "\n".join(f"- {finding}" for finding in findings))
-    return f"plugin {args.name!r}: every policy keeps its hook's contract"
-
-# %% ../nbs/27_cli.ipynb #1fbf046e
-def build_parser() -> argparse.ArgumentParser:
-    "The `ndcg-nb` argument parser."
-    parser = argparse.ArgumentParser(prog="ndcg-nb", description="Exact, explainable NDCG.")
-    parser.add_argument("--version", action="version", version=f"ndcg-nb {__version__}")
-    parser.add_argument("--traceback", action="store_true", help="on an error, show Python's traceback too")
-    commands = parser.add_subparsers(dest="command", required=True)
-
+def _score_command(commands):
     score = commands.add_parser("score", help="score one ranked list of grades, rank by rank",
                                 description="Score one ranked list of relevance grades (given in ranked order).")
     score.add_argument("grades", nargs="+", type=float, help="relevance grades in ranked order")
@@ -220,6 +149,72 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--format", choices=("table", "csv", "json"), default="table")
     score.set_defaults(run_command=_score)
 
+# %% ../nbs/27_cli.ipynb #6e1c4f54
+def _check_dask_options(args):
+    if not args.dask and (args.partitions is not None or args.write_per_query is not None):
+        raise UsageError("--partitions and --write-per-query go with --dask")
+    if args.dask and (args.bounds or len(args.run) > 1):
+        raise UsageError("--dask evaluates one run; --bounds and several runs are in-memory only")
+
+def _on_dask(args, measures: list, overrides: dict):
+    from ndcg_nb.distributed import evaluate_on_dask      # needs the dask extra; says so if missing
+    return evaluate_on_dask(args.dask, args.qrels, args.run[0], measures, preset=args.preset,
+                            per_query=args.per_query, npartitions=args.partitions,
+                            write_per_query=args.write_per_query, **overrides)
+
+# %% ../nbs/27_cli.ipynb #9b4f7287
+def _bounds_text(args, measures: list, overrides: dict) -> str:
+    parts = [(run, bounds_report(args.qrels, run, measures, per_query=args.per_query,
+                                 format={"trec": "text"}.get(args.format, args.format), preset=args.preset,
+                                 **overrides)) for run in args.run]
+    return parts[0][1] if len(parts) == 1 else "\n\n".join(f"run {run}\n{text}" for run, text in parts)
+
+# %% ../nbs/27_cli.ipynb #1d6b94a9
+def _runs_text(several: RunsEvaluation, args) -> str:
+    if args.format == "trec":
+        return "\n".join(f"{'runid':<22s}\tall\t{name}\n" + e.to_trec(per_query=args.per_query)
+                         for name, e in several.evaluations.items())
+    if args.format == "csv":
+        frames = [(e.per_query if args.per_query else e.aggregate).assign(run=name)
+                  for name, e in several.evaluations.items()]
+        return pd.concat(frames, ignore_index=True).to_csv(index=False).rstrip("\n")
+    return json.dumps({name: json.loads(e.to_json(per_query=args.per_query))
+                       for name, e in several.evaluations.items()}, indent=2)
+
+def _evaluation_text(result, args) -> str:
+    if isinstance(result, RunsEvaluation):
+        return _runs_text(result, args)
+    if args.format == "json":
+        return result.to_json(per_query=args.per_query)
+    if args.format == "csv":
+        return result.to_csv(per_query=args.per_query)
+    return result.to_trec(per_query=args.per_query)
+
+# %% ../nbs/27_cli.ipynb #4a9ec7dc
+def _eval(args) -> str:
+    measures, overrides = args.measure or ["ndcg", "ndcg_cut"], _convention_overrides(args)
+    _check_dask_options(args)
+    if args.dask:
+        return _evaluation_text(_on_dask(args, measures, overrides), args)
+    if args.bounds:
+        return _bounds_text(args, measures, overrides)
+    runs = args.run if len(args.run) > 1 else args.run[0]
+    return _evaluation_text(evaluate(args.qrels, runs, measures, preset=args.preset,
+                                     progress=False if args.quiet else None, **overrides), args)
+
+# %% ../nbs/27_cli.ipynb #6c1ae9fe
+def _dask_options(evaluation: argparse.ArgumentParser):
+    evaluation.add_argument("--dask", metavar="SCHEDULER", default=None,
+                            help="evaluate on Dask: a scheduler address (tcp://HOST:8786) or 'local' for a cluster "
+                                 "of worker processes here; files may be fsspec URLs (needs ndcg_nb[dask])")
+    evaluation.add_argument("--partitions", metavar="N", type=int, default=None,
+                            help="with --dask: partitions after the shuffle by query (default: one per block of the "
+                                 "run); more partitions, less memory per worker")
+    evaluation.add_argument("--write-per-query", metavar="DIR", default=None,
+                            help="with --dask: the workers write the per-query rows as parquet files into DIR (a new "
+                                 "directory or fsspec URL) and only the means are printed")
+
+def _eval_command(commands):
     evaluation = commands.add_parser(
         "eval", help="evaluate a TREC run against qrels (trec_eval's output by default)",
         description="Evaluate a run against relevance judgments. Measures: ndcg, ndcg_cut.K (or ndcg_cut_K, "
@@ -234,28 +229,23 @@ def build_parser() -> argparse.ArgumentParser:
     _convention_options(evaluation)
     evaluation.add_argument("--format", choices=("trec", "json", "csv"), default="trec")
     evaluation.add_argument("--quiet", action="store_true", help="no progress bar")
-    evaluation.add_argument("--dask", metavar="SCHEDULER", default=None,
-                            help="evaluate on Dask: a scheduler address (tcp://HOST:8786) or 'local' for a cluster "
-                                 "of worker processes here; files may be fsspec URLs (needs ndcg_nb[dask])")
-    evaluation.add_argument("--partitions", metavar="N", type=int, default=None,
-                            help="with --dask: partitions after the shuffle by query (default: one per block of the "
-                                 "run); more partitions, less memory per worker")
-    evaluation.add_argument("--write-per-query", metavar="DIR", default=None,
-                            help="with --dask: the workers write the per-query rows as parquet files into DIR (a new "
-                                 "directory or fsspec URL) and only the means are printed")
+    _dask_options(evaluation)
     evaluation.add_argument("--bounds", action="store_true",
                             help="beside each mean (each query with -q): tie bounds, unjudged as 0 and as the top "
                                  "grade, judged share of the top k")
     evaluation.set_defaults(run_command=_eval)
 
-    comparison = commands.add_parser(
-        "compare", help="compare several runs: means, paired significance tests, corrections",
-        description="Evaluate several runs against one qrels and test each against the baseline (the first run "
-                    "unless --baseline names another): paired t-test, randomization test, bootstrap interval.")
-    comparison.add_argument("qrels", help="TREC qrels file")
-    comparison.add_argument("runs", nargs="+", help="TREC run files (named by their run tag, else file name)")
-    comparison.add_argument("-m", "--measure", action="append", help="measure (repeatable; default: ndcg, ndcg_cut_10)")
-    comparison.add_argument("--baseline", default=None, help="the run the others are tested against (default: first)")
+# %% ../nbs/27_cli.ipynb #9f4d2c21
+def _compare(args) -> str:
+    return compare_report(args.qrels, args.runs, args.measure or ["ndcg", "ndcg_cut_10"], format=args.format,
+                          baseline=args.baseline, tests=args.test or TESTS, permutations=args.permutations,
+                          resamples=args.resamples, seed=args.seed,
+                          correction=None if args.correction == "none" else args.correction, family=args.family,
+                          alpha=args.alpha, confidence=args.confidence, plot=args.plot, preset=args.preset,
+                          overrides=_convention_overrides(args))
+
+def _test_options(comparison: argparse.ArgumentParser):
+    "The options of the significance tests and their correction."
     comparison.add_argument("--test", action="append", choices=TESTS, help="test to run (repeatable; default: all)")
     comparison.add_argument("--permutations", type=int, default=10_000,
                             help="random sign assignments of the randomization test (exact when 2^n is no more)")
@@ -266,12 +256,32 @@ def build_parser() -> argparse.ArgumentParser:
                             help="correct over the runs of one test and measure, or of one test over all measures")
     comparison.add_argument("--alpha", type=float, default=0.05)
     comparison.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals")
+
+# %% ../nbs/27_cli.ipynb #0a5e3d32
+def _compare_command(commands):
+    comparison = commands.add_parser(
+        "compare", help="compare several runs: means, paired significance tests, corrections",
+        description="Evaluate several runs against one qrels and test each against the baseline (the first run "
+                    "unless --baseline names another): paired t-test, randomization test, bootstrap interval.")
+    comparison.add_argument("qrels", help="TREC qrels file")
+    comparison.add_argument("runs", nargs="+", help="TREC run files (named by their run tag, else file name)")
+    comparison.add_argument("-m", "--measure", action="append", help="measure (repeatable; default: ndcg, ndcg_cut_10)")
+    comparison.add_argument("--baseline", default=None, help="the run the others are tested against (default: first)")
+    _test_options(comparison)
     comparison.add_argument("--plot", default=None, metavar="FILE",
                             help="save the per-query difference plot (first measure) to FILE (.png, .pdf, .svg)")
     _convention_options(comparison)
     comparison.add_argument("--format", choices=RENDER_FORMATS, default="text")
     comparison.set_defaults(run_command=_compare)
 
+# %% ../nbs/27_cli.ipynb #3d8b6065
+def _explain_presets(args) -> str:
+    if len(args.preset) != 2:
+        raise UsageError(f"explain-presets compares two presets: give --preset twice, got {len(args.preset)}")
+    return explain_presets_report(args.qrels, args.run, args.preset[0], args.preset[1], args.measure,
+                                  top=args.top, format=args.format)
+
+def _explain_presets_command(commands):
     why = commands.add_parser(
         "explain-presets", help="the queries on which two presets differ most, and the convention field behind each",
         description="Evaluate a run under two presets and under the first with each differing convention field "
@@ -284,10 +294,49 @@ def build_parser() -> argparse.ArgumentParser:
     why.add_argument("--format", choices=RENDER_FORMATS, default="text")
     why.set_defaults(run_command=_explain_presets)
 
+# %% ../nbs/27_cli.ipynb #6a1e9398
+_PLUGIN_KINDS = ("gain", "discount", "truncation", "normalization", "preset", "measure")
+
+def _plugins_frame(rows: list[dict]) -> pd.DataFrame:
+    return pd.DataFrame([{"plugin": r["plugin"], "version": r["version"], "status": r["status"],
+                          **{f"{kind}s": ", ".join(r[f"{kind}s"]) or "-" for kind in _PLUGIN_KINDS}} for r in rows])
+
+def _plugin_details(rows: list[dict]) -> list[str]:
+    "One line per plugin error or note, naming the plugin and the distribution that installed it."
+    details = []
+    for r in rows:
+        who = r["plugin"] + (f" ({r['distribution']} {r['version']})" if r["distribution"] else "")
+        if r["error"]:
+            details.append(f"{who}: {r['error']}")
+        details += [f"{who}: {note}" for note in r["notes"]]
+    return details
+
+# %% ../nbs/27_cli.ipynb #8c3a05ba
+def _plugins(args) -> str:
+    rows = list_plugins()
+    if args.format == "json":
+        return json.dumps(rows, indent=2)
+    frame = _plugins_frame(rows)
+    if args.format == "csv":
+        frame = frame.assign(error=[r["error"] for r in rows], distribution=[r["distribution"] for r in rows],
+                             notes=["; ".join(r["notes"]) for r in rows])
+        return frame.to_csv(index=False).rstrip("\n")
+    details = _plugin_details(rows)
+    text = frame.fillna("-").to_string(index=False)
+    return text + ("\n\n" + "\n".join(details) if details else "")
+
+def _plugins_command(commands):
     plugins = commands.add_parser("plugins", help="list installed plugins and the policies they provide")
     plugins.add_argument("--format", choices=("table", "csv", "json"), default="table")
     plugins.set_defaults(run_command=_plugins)
 
+# %% ../nbs/27_cli.ipynb #c9d8e7f6
+def _new_plugin(args) -> str:
+    root = new_plugin(args.name, args.dir)
+    return (f"wrote {root}\n\nnext:\n  cd {root}\n  pip install -e .\n  ndcg-nb plugins\n"
+            f"  python -m pytest tests\n  ndcg-nb check-plugin {args.name}")
+
+def _new_plugin_command(commands):
     template = commands.add_parser("new-plugin", help="write a ready plugin package to start from",
                                    description="Write a plugin package (entry point, one example policy of each "
                                                "kind, tests that run the conformance kit) into DIR/ndcg-nb-NAME.")
@@ -295,6 +344,16 @@ def build_parser() -> argparse.ArgumentParser:
     template.add_argument("--dir", default=".", help="the folder to write it in (default: here)")
     template.set_defaults(run_command=_new_plugin)
 
+# %% ../nbs/27_cli.ipynb #1f6d38ed
+def _check_plugin(args) -> str:
+    params = dict(parse_policy_spec(spec) for spec in args.params or [])
+    findings = check_plugin(args.name, params=params, raise_on_findings=False)
+    if findings:
+        raise InputError(f"{len(findings)} problem(s) with plugin {args.name!r}:\n" +
+                         "\n".join(f"- {finding}" for finding in findings))
+    return f"plugin {args.name!r}: every policy keeps its hook's contract"
+
+def _check_plugin_command(commands):
     check = commands.add_parser("check-plugin", help="test an installed plugin's policies against the hook contracts",
                                 description="Property-test every policy of an installed plugin (NAME as "
                                             "`ndcg-nb plugins` lists it) against its hook's contract.")
@@ -302,6 +361,19 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--params", action="append", metavar="POLICY:KEY=VALUE",
                        help="parameters for a policy that needs some, e.g. --params table:table=0,1,3,7")
     check.set_defaults(run_command=_check_plugin)
+
+# %% ../nbs/27_cli.ipynb #1fbf046e
+_COMMANDS = (_score_command, _eval_command, _compare_command, _explain_presets_command, _plugins_command,
+             _new_plugin_command, _check_plugin_command)
+
+def build_parser() -> argparse.ArgumentParser:
+    "The `ndcg-nb` argument parser."
+    parser = argparse.ArgumentParser(prog="ndcg-nb", description="Exact, explainable NDCG.")
+    parser.add_argument("--version", action="version", version=f"ndcg-nb {__version__}")
+    parser.add_argument("--traceback", action="store_true", help="on an error, show Python's traceback too")
+    commands = parser.add_subparsers(dest="command", required=True)
+    for add_command in _COMMANDS:
+        add_command(commands)
     return parser
 
 # %% ../nbs/27_cli.ipynb #e12537b9

@@ -67,17 +67,22 @@ class TrainingPolicies:
     def scores(self, scores: np.ndarray) -> np.ndarray:
         return scores.astype(np.float32).astype(float) if self.float32_scores else scores
 
+# %% ../nbs/23_training.ipynb #1a2b3c02
+def _check_for_training(convention: Convention, ties: str):
+    if ties not in TIE_RULES:
+        why = " (trec_eval's rule orders ties by document id, which training data does not have)" if ties == "docno" else ""
+        raise UsageError(f"ties={ties!r} cannot be used while training{why}; choose one of {', '.join(TIE_RULES)}")
+    if convention.max_docs is not None:
+        raise UsageError(f"max_docs={convention.max_docs} is not supported while training: cut the ranking with k")
+
+# %% ../nbs/23_training.ipynb #1a2b3c04
 def training_policies(preset=None, **choices) -> TrainingPolicies:
     "Resolve a preset (or none) and policy keywords once, with clear errors for unknown names."
     ties = choices.pop("ties", None)
     base = Convention(ties="average", negative="keep") if preset is None else resolve_convention(preset)
     convention = base.replace(**choices) if choices else base
     ties = convention.ties if ties is None else ties
-    if ties not in TIE_RULES:
-        why = " (trec_eval's rule orders ties by document id, which training data does not have)" if ties == "docno" else ""
-        raise UsageError(f"ties={ties!r} cannot be used while training{why}; choose one of {', '.join(TIE_RULES)}")
-    if convention.max_docs is not None:
-        raise UsageError(f"max_docs={convention.max_docs} is not supported while training: cut the ranking with k")
+    _check_for_training(convention, ties)
     bound = {kind: resolve_policy(kind, getattr(convention, kind))
              for kind in ("gain", "discount", "truncation", "normalization")}
     return TrainingPolicies(**bound, ties=ties, zero_idcg=convention.zero_idcg, negative=convention.negative,
@@ -94,6 +99,7 @@ def _depths(depths) -> tuple:
             raise UsageError(f"depth k must be a positive integer or None, got {k!r}")
     return depths
 
+# %% ../nbs/23_training.ipynb #2b3c4d03
 def _group_offsets(group_sizes, size: int) -> np.ndarray:
     sizes = as_array(group_sizes, "group sizes")
     if sizes.ndim != 1 or not np.issubdtype(sizes.dtype, np.integer) or (sizes < 0).any():
@@ -102,57 +108,111 @@ def _group_offsets(group_sizes, size: int) -> np.ndarray:
         raise InputError(f"group sizes add up to {int(sizes.sum())} but there are {size} labels")
     return offsets_from_lengths(sizes.astype(np.int64))
 
+def _checked_labels(labels) -> np.ndarray:
+    labels = as_array(labels, "labels")
+    if labels.ndim != 1 or not np.isfinite(labels).all():
+        raise InputError(f"labels must be a 1-D array of finite numbers, got shape {labels.shape}")
+    return labels
+
+# %% ../nbs/23_training.ipynb #2b3c4d06
+def _as_matrix(values: np.ndarray, cells, n: int, width: int, fill: float) -> np.ndarray:
+    "`values` laid out as `n` rows of `width`, through `cells` (None when every group has `width` documents)."
+    if cells is None:
+        return values.reshape(n, width)
+    matrix = np.full((n, width), fill)
+    matrix[cells] = values
+    return matrix
+
+# %% ../nbs/23_training.ipynb #2b3c4d09
+def _ideal_dcgs(grades: np.ndarray, offsets: np.ndarray, policies: TrainingPolicies, depths: tuple) -> dict:
+    ideal = score_depths(Batch(grades, offsets), depths, gain=policies.gain, discount=policies.discount,
+                         truncation=policies.truncation, normalization=policies.normalization)
+    return {k: ideal[k].idcg for k in depths}
+
+# %% ../nbs/23_training.ipynb #2b3c4d12
+def _ranked_by_score(matrix: np.ndarray, deepest: int) -> tuple[np.ndarray, np.ndarray]:
+    "The column order of each row's `deepest + 1` best scores, and the rows where two of them tie."
+    order = np.argsort(-matrix, axis=1)[:, :deepest + 1]
+    ranked_scores = np.take_along_axis(matrix, order, axis=1)
+    tied = ((ranked_scores[:, 1:] == ranked_scores[:, :-1]) & (ranked_scores[:, 1:] > -np.inf)).any(axis=1)
+    return order, np.flatnonzero(tied)
+
+# %% ../nbs/23_training.ipynb #2b3c4d15
+def _tied_gains(scores: np.ndarray, gains: np.ndarray, ties: str) -> np.ndarray:
+    "Gains of rows with tied scores in rank order: ties in input order (a stable sort), or each run's mean."
+    order = np.argsort(-scores, axis=1, kind="stable")
+    ranked = np.take_along_axis(gains, order, axis=1)
+    if ties == "input":
+        return ranked
+    ranked_scores = np.take_along_axis(scores, order, axis=1)
+    new_run = np.ones(scores.shape, dtype=bool)
+    new_run[:, 1:] = ranked_scores[:, 1:] != ranked_scores[:, :-1]
+    return run_mean(ranked.reshape(-1), np.cumsum(new_run.reshape(-1))).reshape(scores.shape)
+
+# %% ../nbs/23_training.ipynb #2b3c4d18
+def _depth_dcgs(ranked_gains: np.ndarray, discounts: np.ndarray, depths: tuple, width: int) -> dict:
+    return {k: ranked_gains[:, :k] @ discounts[:min(k or width, width)] for k in depths}
+
+# %% ../nbs/23_training.ipynb #2b3c4d21
+def _group_rows(grades: np.ndarray, offsets: np.ndarray, rows: np.ndarray, scores: np.ndarray) -> Batch:
+    "The groups `rows` alone, as a batch with their scores."
+    lengths = np.diff(offsets)[rows]
+    index = np.repeat(offsets[:-1][rows], lengths) + positions_in_lists(offsets_from_lengths(lengths))
+    return Batch(grades[index], offsets_from_lengths(lengths), scores=scores[index])
+
+# %% ../nbs/23_training.ipynb #2b3c4d24
+def _group_mean(per_group: np.ndarray, undefined: np.ndarray, weights: np.ndarray | None,
+                undefined_weight: float | None, skip: bool) -> float:
+    counted = ~undefined if skip else np.ones(len(per_group), dtype=bool)
+    if not counted.any():
+        return float("nan")
+    if weights is None:
+        return float(per_group[counted].mean())
+    weighted = per_group * weights
+    if undefined_weight is not None:
+        weighted[undefined] = per_group[undefined] * undefined_weight
+    return float(weighted[counted].sum() / weights[counted].sum())
+
+# %% ../nbs/23_training.ipynb #2b3c4d27
 class QueryGroups:
     "A dataset's labels cut into query groups, with what every round of scores reuses."
     def __init__(self, labels, offsets: np.ndarray, policies: TrainingPolicies, depths: tuple, group_weights=None):
-        labels = as_array(labels, "labels")
-        if labels.ndim != 1 or not np.isfinite(labels).all():
-            raise InputError(f"labels must be a 1-D array of finite numbers, got shape {labels.shape}")
+        labels = _checked_labels(labels)
         self.policies, self.depths, self.offsets = policies, depths, offsets
         self.size, self.n = len(labels), len(offsets) - 1
         self.grades = policies.grades(labels)
         self.weights = None if group_weights is None else np.asarray(group_weights, dtype=float)
-        self.undefined_weight = None      # LightGBM's own rule, see below
-        lengths = np.diff(offsets)
-        self.width = int(lengths.max(initial=0))
+        self.undefined_weight = None      # LightGBM's own rule, see `_group_mean`
+        self.width = int(np.diff(offsets).max(initial=0))
         self.uniform = uniform_length(offsets) is not None
         self.one_ranking = policies.one_ranking and (self.uniform or self.n * self.width <= 2 * self.size + 4096)
-        if not self.one_ranking:
-            return
-        gains, = policy_gains(policies.gain, self.grades)
-        if self.uniform:
-            self.cells, self.gain_matrix = None, gains.reshape(self.n, self.width)
-        else:
-            self.cells = (list_ids(offsets), positions_in_lists(offsets))
-            self.gain_matrix = np.zeros((self.n, self.width))
-            self.gain_matrix[self.cells] = gains
-        self.discounts = discount_weights(policies.discount, self.width)
-        ideal = score_depths(Batch(self.grades, offsets), depths, gain=policies.gain, discount=policies.discount,
-                             truncation=policies.truncation, normalization=policies.normalization)
-        self.idcg = {k: ideal[k].idcg for k in depths}
-
-    def _rows(self, rows: np.ndarray, scores: np.ndarray) -> Batch:
-        "The groups `rows` alone, as a batch with their scores."
-        lengths = np.diff(self.offsets)[rows]
-        index = np.repeat(self.offsets[:-1][rows], lengths) + positions_in_lists(offsets_from_lengths(lengths))
-        return Batch(self.grades[index], offsets_from_lengths(lengths), scores=scores[index])
+        if self.one_ranking:
+            gains, = policy_gains(policies.gain, self.grades)
+            self.cells = None if self.uniform else (list_ids(offsets), positions_in_lists(offsets))
+            self.gain_matrix = _as_matrix(gains, self.cells, self.n, self.width, 0.0)
+            self.discounts = discount_weights(policies.discount, self.width)
+            self.idcg = _ideal_dcgs(self.grades, offsets, policies, depths)
 
     def _engine(self, batch: Batch) -> dict:
         p = self.policies
         return score_depths(batch, self.depths, gain=p.gain, discount=p.discount, truncation=p.truncation,
                             normalization=p.normalization, ties=p.ties)
 
-    @staticmethod
-    def _tied_gains(scores: np.ndarray, gains: np.ndarray, ties: str) -> np.ndarray:
-        "Gains of rows with tied scores in rank order: ties in input order (a stable sort), or each run's mean."
-        order = np.argsort(-scores, axis=1, kind="stable")
-        ranked = np.take_along_axis(gains, order, axis=1)
-        if ties == "input":
-            return ranked
-        ranked_scores = np.take_along_axis(scores, order, axis=1)
-        new_run = np.ones(scores.shape, dtype=bool)
-        new_run[:, 1:] = ranked_scores[:, 1:] != ranked_scores[:, :-1]
-        return run_mean(ranked.reshape(-1), np.cumsum(new_run.reshape(-1))).reshape(scores.shape)
+    def _matrix_dcgs(self, scores: np.ndarray) -> dict:
+        "`{k: per-group DCG}` from one sort of the score matrix, the tied rows ranked by the tie rule."
+        matrix = _as_matrix(scores, self.cells, self.n, self.width, -np.inf)
+        deepest = self.width if None in self.depths else min(max(self.depths), self.width)
+        order, rows = _ranked_by_score(matrix, deepest)
+        ranked_gains = np.take_along_axis(self.gain_matrix, order[:, :deepest], axis=1)
+        by_rank = self.policies.ties in ("input", "average")
+        if len(rows) and by_rank:
+            ranked_gains[rows] = _tied_gains(matrix[rows], self.gain_matrix[rows], self.policies.ties)[:, :deepest]
+        dcg = _depth_dcgs(ranked_gains, self.discounts, self.depths, self.width)
+        if len(rows) and not by_rank:
+            exact = self._engine(_group_rows(self.grades, self.offsets, rows, scores))
+            for k in self.depths:
+                dcg[k][rows] = exact[k].dcg
+        return dcg
 
     def ndcg(self, scores: np.ndarray) -> dict:
         "`{k: (per-group NDCG, mask of groups whose IDCG <= 0)}` for one round of scores."
@@ -160,38 +220,26 @@ class QueryGroups:
         if not self.one_ranking:
             by_depth = self._engine(Batch(self.grades, self.offsets, scores=scores))
             return {k: ndcg_ratio(s.dcg - s.low, s.high - s.low, p.zero_idcg) for k, s in by_depth.items()}
-        n, width = self.n, self.width
-        if self.uniform:
-            matrix = scores.reshape(n, width)
-        else:
-            matrix = np.full((n, width), -np.inf)
-            matrix[self.cells] = scores
-        deepest = width if None in self.depths else min(max(self.depths), width)
-        order = np.argsort(-matrix, axis=1)[:, :deepest + 1]
-        ranked_scores = np.take_along_axis(matrix, order, axis=1)
-        tied = ((ranked_scores[:, 1:] == ranked_scores[:, :-1]) & (ranked_scores[:, 1:] > -np.inf)).any(axis=1)
-        ranked_gains = np.take_along_axis(self.gain_matrix, order[:, :deepest], axis=1)
-        rows = np.flatnonzero(tied)
-        if len(rows) and p.ties in ("input", "average"):
-            ranked_gains[rows] = self._tied_gains(matrix[rows], self.gain_matrix[rows], p.ties)[:, :deepest]
-        dcg = {k: ranked_gains[:, :k] @ self.discounts[:min(k or width, width)] for k in self.depths}
-        if len(rows) and p.ties not in ("input", "average"):
-            exact = self._engine(self._rows(rows, scores))
-            for k in self.depths:
-                dcg[k][rows] = exact[k].dcg
+        dcg = self._matrix_dcgs(scores)
         return {k: ndcg_ratio(dcg[k], self.idcg[k], p.zero_idcg) for k in self.depths}
 
     def mean(self, per_group: np.ndarray, undefined: np.ndarray) -> float:
         "The mean over groups (weighted by group weights if any), as `ndcg_dataset` counts groups with IDCG <= 0."
-        counted = ~undefined if self.policies.zero_idcg == "skip" else np.ones(self.n, dtype=bool)
-        if not counted.any():
-            return float("nan")
-        if self.weights is None:
-            return float(per_group[counted].mean())
-        weighted = per_group * self.weights
-        if self.undefined_weight is not None:
-            weighted[undefined] = per_group[undefined] * self.undefined_weight
-        return float(weighted[counted].sum() / self.weights[counted].sum())
+        return _group_mean(per_group, undefined, self.weights, self.undefined_weight, self.policies.zero_idcg == "skip")
+
+# %% ../nbs/23_training.ipynb #3c4d5e01
+def _checked_scores(scores, groups: QueryGroups) -> np.ndarray:
+    scores = as_array(scores, "scores")
+    if scores.ndim != 1 or len(scores) != groups.size:
+        raise InputError(f"got scores of shape {scores.shape} for {groups.size} labels; give one score per "
+                         "document (a ranking model's raw output)")
+    scores = groups.policies.scores(scores.astype(float, copy=False))
+    bad = ~np.isfinite(scores)
+    if bad.any():
+        at = int(np.flatnonzero(bad)[0])
+        group = int(np.searchsorted(groups.offsets, at, side="right") - 1)
+        raise InputError(f"scores has {scores[at]} at document {at} (group {group}); scores must be finite")
+    return scores
 
 # %% ../nbs/23_training.ipynb #ccff8216
 class NdcgMetric:
@@ -223,17 +271,7 @@ class NdcgMetric:
         return groups
 
     def _values(self, groups: QueryGroups, scores) -> list[float]:
-        scores = as_array(scores, "scores")
-        if scores.ndim != 1 or len(scores) != groups.size:
-            raise InputError(f"got scores of shape {scores.shape} for {groups.size} labels; give one score per "
-                             "document (a ranking model's raw output)")
-        scores = groups.policies.scores(scores.astype(float, copy=False))
-        bad = ~np.isfinite(scores)
-        if bad.any():
-            at = int(np.flatnonzero(bad)[0])
-            group = int(np.searchsorted(groups.offsets, at, side="right") - 1)
-            raise InputError(f"scores has {scores[at]} at document {at} (group {group}); scores must be finite")
-        return [groups.mean(*values) for values in groups.ndcg(scores).values()]
+        return [groups.mean(*values) for values in groups.ndcg(_checked_scores(scores, groups)).values()]
 
     def evaluate(self, labels, scores, group_sizes, *, group_weights=None) -> dict:
         "`{name@k: NDCG}` of `scores` against `labels` cut into groups by `group_sizes`."
@@ -259,6 +297,7 @@ def _lightgbm_group_weights(weights, offsets: np.ndarray):
         sums[live] += weights[offsets[:-1][live] + position]
     return (sums / np.maximum(lengths, 1).astype(np.float32)).astype(float)
 
+# %% ../nbs/23_training.ipynb #4d5e6f03
 class LightGBMMetric(NdcgMetric):
     "A LightGBM eval metric: `feval=` of `lightgbm.train`/`cv`, or `eval_metric=` of `LGBMRanker.fit`."
     def __call__(self, preds_or_labels, dataset_or_preds, weight=None, group=None):
@@ -281,6 +320,7 @@ class LightGBMMetric(NdcgMetric):
         groups.undefined_weight = 1.0
         return groups
 
+# %% ../nbs/23_training.ipynb #f0a5dbbe
 def lightgbm_ndcg(depths=10, *, preset="lightgbm", name: str = "ndcg_nb", **policies) -> LightGBMMetric:
     "A LightGBM eval metric for NDCG at `depths`, under `preset` with `policies` (gain=, truncation=, ties=, ...)."
     return LightGBMMetric(depths, preset=preset, name=name, **policies)
@@ -304,14 +344,14 @@ class XGBoostMetric(NdcgMetric):
         groups.undefined_weight = 1.0
         return groups
 
+# %% ../nbs/23_training.ipynb #c78a3d10
 def xgboost_ndcg(depths=10, *, preset="xgboost", name: str = "ndcg_nb", **policies) -> XGBoostMetric:
     "An XGBoost `custom_metric` for NDCG at `depths`, under `preset` with `policies`."
     return XGBoostMetric(depths, preset=preset, name=name, **policies)
 
 # %% ../nbs/23_training.ipynb #f8293831
-def _sklearn_array(values, what: str) -> np.ndarray:
-    "An input checked as `sklearn.utils.check_array(..., ensure_2d=False)` checks it."
-    array = as_array(values, what)
+def _as_numbers(array: np.ndarray, what: str) -> np.ndarray:
+    "`array` as real numbers: text or objects converted to float, anything else that is not a number refused."
     if array.dtype == object or array.dtype.kind in "USV":
         try:
             array = array.astype(float)
@@ -319,6 +359,11 @@ def _sklearn_array(values, what: str) -> np.ndarray:
             raise InputTypeError(f"{what} must hold numbers, got {array.dtype} values such as {array.flat[0]!r}") from None
     if array.dtype.kind not in "biuf":
         raise InputTypeError(f"{what} must hold real numbers, got dtype {array.dtype}")
+    return array
+
+def _sklearn_array(values, what: str) -> np.ndarray:
+    "An input checked as `sklearn.utils.check_array(..., ensure_2d=False)` checks it."
+    array = _as_numbers(as_array(values, what), what)
     if array.ndim > 2:
         raise InputError(f"{what} has {array.ndim} dimensions; give a 2-D array, one row per query")
     if array.ndim == 0 or array.shape[0] == 0 or (array.ndim == 2 and array.shape[1] == 0):
@@ -328,16 +373,8 @@ def _sklearn_array(values, what: str) -> np.ndarray:
         raise InputError(f"{what} contains {bad}; NDCG needs finite numbers")
     return array
 
-def ndcg_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False, gain="linear", discount="log2",
-               truncation="cut", normalization="judged", zero_idcg: str = "zero") -> float:
-    """scikit-learn's `ndcg_score`, the same inputs, checks and results; ndcg_nb's policies as extra keywords.
-    Accepts tensors and other arrays through the array protocols."""
-    if k is not None and (isinstance(k, bool) or not isinstance(k, Integral) or k < 1):
-        raise UsageError(f"k must be an int of at least 1 or None, got {k!r}")
-    if not isinstance(ignore_ties, (bool, np.bool_)):
-        raise UsageError(f"ignore_ties must be True or False, got {ignore_ties!r}")
-    y_true, y_score = _sklearn_array(y_true, "y_true"), _sklearn_array(y_score, "y_score")
-    weights = None if sample_weight is None else as_array(sample_weight, "sample_weight")
+# %% ../nbs/23_training.ipynb #6f7a8b03
+def _check_sklearn_inputs(y_true: np.ndarray, y_score: np.ndarray, weights: np.ndarray | None):
     lengths = {"y_true": len(y_true), "y_score": len(y_score)}
     if weights is not None:
         lengths["sample_weight"] = len(weights) if weights.ndim else 0
@@ -354,6 +391,19 @@ def ndcg_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False
     if y_score.shape != y_true.shape:
         raise InputError(f"y_score has shape {y_score.shape} but y_true has shape {y_true.shape}; give one score per "
                          "relevance")
+
+# %% ../nbs/23_training.ipynb #6f7a8b06
+def ndcg_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False, gain="linear", discount="log2",
+               truncation="cut", normalization="judged", zero_idcg: str = "zero") -> float:
+    """scikit-learn's `ndcg_score`, the same inputs, checks and results; ndcg_nb's policies as extra keywords.
+    Accepts tensors and other arrays through the array protocols."""
+    if k is not None and (isinstance(k, bool) or not isinstance(k, Integral) or k < 1):
+        raise UsageError(f"k must be an int of at least 1 or None, got {k!r}")
+    if not isinstance(ignore_ties, (bool, np.bool_)):
+        raise UsageError(f"ignore_ties must be True or False, got {ignore_ties!r}")
+    y_true, y_score = _sklearn_array(y_true, "y_true"), _sklearn_array(y_score, "y_score")
+    weights = None if sample_weight is None else as_array(sample_weight, "sample_weight")
+    _check_sklearn_inputs(y_true, y_score, weights)
     y_true, y_score = y_true.astype(float), y_score.astype(float)
     policies = dict(gain=gain, discount=discount, truncation=truncation, normalization=normalization,
                     zero_idcg=zero_idcg)
@@ -384,6 +434,7 @@ class GroupedNdcg:
         sizes = np.unique(qid[order], return_counts=True)[1]
         return self.metric.evaluate(labels[order], scores[order], sizes)[self.metric.names()[0]]
 
+# %% ../nbs/23_training.ipynb #be4be5f0
 def ndcg_scorer(k=10, *, preset="sklearn", **policies):
     """A scikit-learn scorer: mean NDCG@`k` over the queries of each test fold, under `preset` and `policies`.
     It requests `qid` (one query id per row) through metadata routing."""
