@@ -100,7 +100,7 @@ def _run_tag(path, storage_options: dict) -> str:
         fields = handle.readline().split()
     return fields[5].decode() if len(fields) >= 6 else ""
 
-# %% ../nbs/22_distributed.ipynb #c5aa8cca
+# %% ../nbs/22_distributed.ipynb #92c489cf
 def _read_trec(path, kind: str, blocksize, storage_options: dict):
     "A TREC file (or files) as a Dask DataFrame of rows of the shuffled table, one partition per block."
     dd, dask = _need("dask.dataframe", "dask"), _need("dask", "dask")
@@ -120,7 +120,7 @@ def _read_trec(path, kind: str, blocksize, storage_options: dict):
             number += 1
     return dd.from_delayed(parts, meta=_union_meta(), verify_meta=False)
 
-# %% ../nbs/22_distributed.ipynb #8cb12409
+# %% ../nbs/22_distributed.ipynb #bc231499
 def _as_dask(data, kind: str, npartitions: int | None, blocksize, storage_options: dict):
     "Qrels or a run (Dask or pandas DataFrame, or paths) as a Dask DataFrame of rows of the shuffled table."
     dd = _need("dask.dataframe", "dask")
@@ -152,7 +152,7 @@ def _result_meta() -> pd.DataFrame:
     columns = {"kind": "str", **_PER_QUERY, "value_sum": float, **{name: np.int64 for name in _COUNTS}}
     return pd.DataFrame({name: pd.Series([], dtype=dtype) for name, dtype in columns.items()})
 
-# %% ../nbs/22_distributed.ipynb #bb106e6e
+# %% ../nbs/22_distributed.ipynb #6d3283fc
 def _where() -> str:
     "The worker this code runs on, for error messages."
     try:
@@ -168,7 +168,7 @@ def _where() -> str:
         pass
     return "this process"
 
-# %% ../nbs/22_distributed.ipynb #03b4945d
+# %% ../nbs/22_distributed.ipynb #326d954f
 _POLICY_KINDS = ("gain", "discount", "truncation", "normalization")
 
 def _needed_plugins(convention, wanted) -> dict[str, str]:
@@ -211,12 +211,12 @@ def _typed(rows: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
     table = table.fillna({**dict.fromkeys(_COUNTS, 0), "counted": False, "status": "", "query": "", "value_sum": 0.0})
     return table.astype(meta.dtypes.to_dict())
 
-# %% ../nbs/22_distributed.ipynb #b45f0cd0
+# %% ../nbs/22_distributed.ipynb #ccfab903
 def _compact(rows: pd.DataFrame) -> pd.DataFrame:
     "Per-query rows with the measure and status as categories: a few bytes a row while they wait on a worker."
     return rows[list(_PER_QUERY)].astype({"measure": "category", "status": "category", "counted": bool})
 
-# %% ../nbs/22_distributed.ipynb #6363eaf8
+# %% ../nbs/22_distributed.ipynb #721c77e6
 def _measure_sums(result: Evaluation, name: str) -> dict:
     "The sum of the counted values of measure `name` and the counts the aggregate reports, for one partition."
     rows = result.per_query
@@ -231,7 +231,7 @@ def _measure_sums(result: Evaluation, name: str) -> dict:
             "n_zero_idcg_skipped": int(((status == "zero_idcg") & ~counted).sum()),
             "n_nan": int(n_queries > 0 and math.isnan(overall["value"]))}   # zero_idcg='nan' met
 
-# %% ../nbs/22_distributed.ipynb #e97ec6af
+# %% ../nbs/22_distributed.ipynb #11c4b62d
 def _as_inputs(part: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     "The run and the qrels of one partition of the shuffled table, each in its input order."
     is_run = part["is_run"].to_numpy(dtype=bool)
@@ -240,7 +240,7 @@ def _as_inputs(part: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
             pd.DataFrame({"query": qrels["query"].to_numpy(), "doc": qrels["doc"].to_numpy(),
                           "relevance": qrels["value"].to_numpy()}))
 
-# %% ../nbs/22_distributed.ipynb #557b30c7
+# %% ../nbs/22_distributed.ipynb #27ba2827
 def _score_part(part: pd.DataFrame, measures: list[str], convention, qrels_duplicates: str,
                 needed: dict[str, str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     "Score the queries of one partition of the shuffled table with the in-memory engine: (per-query rows, summary)."
@@ -265,7 +265,7 @@ def _no_common_query(query_ids) -> InputError:
     return InputError(no_common_query_message(pd.DataFrame({"query": np.sort(np.asarray(run_ids, dtype=object))}),
                                               np.sort(np.asarray(qrels_ids, dtype=object))))
 
-# %% ../nbs/22_distributed.ipynb #89150f9b
+# %% ../nbs/22_distributed.ipynb #cb3ee8f2
 def _combine(rows: list[pd.DataFrame], summaries: list[pd.DataFrame], wanted, convention, tag: str,
              per_query: bool, query_ids) -> Evaluation:
     """An `Evaluation` from the per-query rows (if kept) and the summary rows every partition returned; `query_ids`,
@@ -293,7 +293,7 @@ def _measures(measures) -> tuple[list, list[str]]:
     wanted = parse_measures(measures)
     return wanted, list(dict.fromkeys(m.name for m in wanted))
 
-# %% ../nbs/22_distributed.ipynb #d5ad5e93
+# %% ../nbs/22_distributed.ipynb #08564d8a
 def _new_directory(path, storage_options: dict) -> str:
     "Make `path` (a directory or fsspec URL) if it does not exist; refuse one that holds files already."
     import fsspec
@@ -305,7 +305,7 @@ def _new_directory(path, storage_options: dict) -> str:
     fs.makedirs(root, exist_ok=True)
     return str(path).rstrip("/")
 
-# %% ../nbs/22_distributed.ipynb #4efc14f2
+# %% ../nbs/22_distributed.ipynb #01881c93
 _PER_QUERY_SCHEMA = pa.schema([("query", pa.string()), ("measure", pa.string()), ("value", pa.float64()),
                                ("dcg", pa.float64()), ("idcg", pa.float64()), ("status", pa.string()),
                                ("counted", pa.bool_())])
@@ -323,7 +323,7 @@ def _score_partition(part: pd.DataFrame, number: int, measures: list[str], conve
             pq.write_table(table, handle)
     return (rows if keep and write_to is None else None), summary
 
-# %% ../nbs/22_distributed.ipynb #63f4c022
+# %% ../nbs/22_distributed.ipynb #00f0231a
 def _gather(tasks: list) -> list:
     """Compute Dask tasks: on the current `distributed` client as each finishes, so that a worker lets go of a
     result as soon as the client has it, or on Dask's local scheduler when there is no client."""
@@ -339,7 +339,7 @@ def _gather(tasks: list) -> list:
         future.release()
     return results
 
-# %% ../nbs/22_distributed.ipynb #6f974dab
+# %% ../nbs/22_distributed.ipynb #57610b15
 def _tag_of(run, storage_options: dict) -> str:
     "The run tag of `run`: the first TREC line's sixth field, a DataFrame's `tag` attribute, or nothing."
     if isinstance(run, (str, Path, list, tuple)):
@@ -347,7 +347,7 @@ def _tag_of(run, storage_options: dict) -> str:
         return "" if all(_is_parquet(str(p)) for p in paths) else _run_tag(run, storage_options)
     return run.attrs.get("tag", "") if isinstance(run, pd.DataFrame) else ""
 
-# %% ../nbs/22_distributed.ipynb #fc3abc1b
+# %% ../nbs/22_distributed.ipynb #2e9ddca4
 def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", qrels_duplicates: str = "error",
              npartitions: int | None = None, per_query: bool = True, write_per_query: str | None = None,
              blocksize="16 MiB", storage_options: dict | None = None, **overrides) -> Evaluation:
@@ -409,7 +409,7 @@ def _spark_rows(frame, kind: str):
                         F.col(_VALUE[kind]).cast("double").alias("value"),
                         F.monotonically_increasing_id().alias("order"), F.lit(kind == "run").alias("is_run"))
 
-# %% ../nbs/22_distributed.ipynb #8a9f8adc
+# %% ../nbs/22_distributed.ipynb #35c3566e
 def evaluate_spark(qrels, run, measures=("ndcg",), *, preset="trec_eval", qrels_duplicates: str = "error",
                    npartitions: int | None = None, per_query: bool = True, **overrides) -> Evaluation:
     """NDCG of `run` against `qrels`, PySpark DataFrames with columns `query`, `doc` and `score` / `relevance`,
