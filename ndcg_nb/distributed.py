@@ -13,13 +13,13 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from .errors import InputError, NdcgError, UsageError
-from .measures import parse_measure
+from .errors import InputError, NdcgError, PluginError, UsageError
+from .judgments import no_common_query_message
+from .measures import parse_measures
 from .resolution import resolve_convention
 from .scoring import Evaluation
 from .scoring import score_run as evaluate_in_memory
 from .plugins import ENTRY_POINT_GROUP, NDCG_NB_PLUGINS, list_plugins, policies_of, resolve_policy
-from .errors import PluginError
 from .runs import TrecFormatError, checked_text, id_categories, numeric_column, split_lines
 
 # %% auto #0
@@ -100,6 +100,7 @@ def _run_tag(path, storage_options: dict) -> str:
         fields = handle.readline().split()
     return fields[5].decode() if len(fields) >= 6 else ""
 
+# %% ../nbs/22_distributed.ipynb #92c489cf
 def _read_trec(path, kind: str, blocksize, storage_options: dict):
     "A TREC file (or files) as a Dask DataFrame of rows of the shuffled table, one partition per block."
     dd, dask = _need("dask.dataframe", "dask"), _need("dask", "dask")
@@ -119,6 +120,7 @@ def _read_trec(path, kind: str, blocksize, storage_options: dict):
             number += 1
     return dd.from_delayed(parts, meta=_union_meta(), verify_meta=False)
 
+# %% ../nbs/22_distributed.ipynb #bc231499
 def _as_dask(data, kind: str, npartitions: int | None, blocksize, storage_options: dict):
     "Qrels or a run (Dask or pandas DataFrame, or paths) as a Dask DataFrame of rows of the shuffled table."
     dd = _need("dask.dataframe", "dask")
@@ -150,6 +152,7 @@ def _result_meta() -> pd.DataFrame:
     columns = {"kind": "str", **_PER_QUERY, "value_sum": float, **{name: np.int64 for name in _COUNTS}}
     return pd.DataFrame({name: pd.Series([], dtype=dtype) for name, dtype in columns.items()})
 
+# %% ../nbs/22_distributed.ipynb #6d3283fc
 def _where() -> str:
     "The worker this code runs on, for error messages."
     try:
@@ -165,6 +168,7 @@ def _where() -> str:
         pass
     return "this process"
 
+# %% ../nbs/22_distributed.ipynb #326d954f
 _POLICY_KINDS = ("gain", "discount", "truncation", "normalization")
 
 def _needed_plugins(convention, wanted) -> dict[str, str]:
@@ -207,56 +211,70 @@ def _typed(rows: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
     table = table.fillna({**dict.fromkeys(_COUNTS, 0), "counted": False, "status": "", "query": "", "value_sum": 0.0})
     return table.astype(meta.dtypes.to_dict())
 
-def _score_part(part: pd.DataFrame, measures: list[str], convention, qrels_duplicates: str,
-                needed: dict[str, str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    "Score the queries of one partition of the shuffled table with the in-memory engine: (per-query rows, summary)."
-    _check_plugins(needed or {})
-    is_run = part["is_run"].to_numpy(dtype=bool)
-    run, qrels = part[is_run].sort_values("order", kind="stable"), part[~is_run].sort_values("order", kind="stable")
-    run_queries, qrels_queries = pd.unique(run["query"].to_numpy()), pd.unique(qrels["query"].to_numpy())
-    n_common = int(np.isin(run_queries, qrels_queries).sum())
-    stats = {"n_common": n_common, "n_run_queries": len(run_queries), "n_qrels_queries": len(qrels_queries)}
-    if not len(qrels):
-        return _compact(pd.DataFrame({name: pd.Series([], dtype=t) for name, t in _PER_QUERY.items()})), \
-            _summary_rows(measures, stats)
-    run_frame = pd.DataFrame({"query": run["query"].to_numpy(), "doc": run["doc"].to_numpy(),
-                              "score": run["value"].to_numpy()})
-    qrels_frame = pd.DataFrame({"query": qrels["query"].to_numpy(), "doc": qrels["doc"].to_numpy(),
-                                "relevance": qrels["value"].to_numpy()})
-    del run, qrels          # the sorted copies; evaluate makes its own
-    result = evaluate_in_memory(qrels_frame, run_frame, measures, preset=convention, progress=False,
-                                qrels_duplicates=qrels_duplicates, no_common_query="score")
-    rows = result.per_query
-    sums = {}
-    for name in measures:
-        these = rows[rows["measure"] == name]
-        counted, status = these["counted"].to_numpy(dtype=bool), these["status"].to_numpy()
-        overall = result.aggregate[result.aggregate["measure"] == name].iloc[0]
-        n_queries = int(counted.sum())
-        sums[name] = {"value_sum": math.fsum(these["value"].to_numpy()[counted]), "n_queries": n_queries,
-                      "n_missing_skipped": int(overall["n_missing_skipped"]),
-                      "n_missing_scored_zero": int(((status == "missing_from_run") & counted).sum()),
-                      "n_zero_idcg": int((status == "zero_idcg").sum()),
-                      "n_zero_idcg_skipped": int(((status == "zero_idcg") & ~counted).sum()),
-                      "n_nan": int(n_queries > 0 and math.isnan(overall["value"]))}   # zero_idcg='nan' met
-    return _compact(rows), _summary_rows(measures, stats, sums)
-
+# %% ../nbs/22_distributed.ipynb #ccfab903
 def _compact(rows: pd.DataFrame) -> pd.DataFrame:
     "Per-query rows with the measure and status as categories: a few bytes a row while they wait on a worker."
     return rows[list(_PER_QUERY)].astype({"measure": "category", "status": "category", "counted": bool})
 
+# %% ../nbs/22_distributed.ipynb #721c77e6
+def _measure_sums(result: Evaluation, name: str) -> dict:
+    "The sum of the counted values of measure `name` and the counts the aggregate reports, for one partition."
+    rows = result.per_query
+    these = rows[rows["measure"] == name]
+    counted, status = these["counted"].to_numpy(dtype=bool), these["status"].to_numpy()
+    overall = result.aggregate[result.aggregate["measure"] == name].iloc[0]
+    n_queries = int(counted.sum())
+    return {"value_sum": math.fsum(these["value"].to_numpy()[counted]), "n_queries": n_queries,
+            "n_missing_skipped": int(overall["n_missing_skipped"]),
+            "n_missing_scored_zero": int(((status == "missing_from_run") & counted).sum()),
+            "n_zero_idcg": int((status == "zero_idcg").sum()),
+            "n_zero_idcg_skipped": int(((status == "zero_idcg") & ~counted).sum()),
+            "n_nan": int(n_queries > 0 and math.isnan(overall["value"]))}   # zero_idcg='nan' met
+
+# %% ../nbs/22_distributed.ipynb #11c4b62d
+def _as_inputs(part: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    "The run and the qrels of one partition of the shuffled table, each in its input order."
+    is_run = part["is_run"].to_numpy(dtype=bool)
+    run, qrels = part[is_run].sort_values("order", kind="stable"), part[~is_run].sort_values("order", kind="stable")
+    return (pd.DataFrame({"query": run["query"].to_numpy(), "doc": run["doc"].to_numpy(), "score": run["value"].to_numpy()}),
+            pd.DataFrame({"query": qrels["query"].to_numpy(), "doc": qrels["doc"].to_numpy(),
+                          "relevance": qrels["value"].to_numpy()}))
+
+# %% ../nbs/22_distributed.ipynb #27ba2827
+def _score_part(part: pd.DataFrame, measures: list[str], convention, qrels_duplicates: str,
+                needed: dict[str, str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    "Score the queries of one partition of the shuffled table with the in-memory engine: (per-query rows, summary)."
+    _check_plugins(needed or {})
+    run_frame, qrels_frame = _as_inputs(part)
+    run_queries, qrels_queries = pd.unique(run_frame["query"].to_numpy()), pd.unique(qrels_frame["query"].to_numpy())
+    n_common = int(np.isin(run_queries, qrels_queries).sum())
+    stats = {"n_common": n_common, "n_run_queries": len(run_queries), "n_qrels_queries": len(qrels_queries)}
+    if not len(qrels_frame):
+        return _compact(pd.DataFrame({name: pd.Series([], dtype=t) for name, t in _PER_QUERY.items()})), \
+            _summary_rows(measures, stats)
+    result = evaluate_in_memory(qrels_frame, run_frame, measures, preset=convention, progress=False,
+                                qrels_duplicates=qrels_duplicates, no_common_query="score")
+    return _compact(result.per_query), _summary_rows(measures, stats, {name: _measure_sums(result, name)
+                                                                       for name in measures})
+
 # %% ../nbs/22_distributed.ipynb #5145a653
+def _no_common_query(query_ids) -> InputError:
+    """The in-memory engine's error for a run that shares no query with its qrels; `query_ids()` gives the run's and
+    the qrels' distinct query ids (asked for only then, since it reads the inputs again)."""
+    run_ids, qrels_ids = query_ids()
+    return InputError(no_common_query_message(pd.DataFrame({"query": np.sort(np.asarray(run_ids, dtype=object))}),
+                                              np.sort(np.asarray(qrels_ids, dtype=object))))
+
+# %% ../nbs/22_distributed.ipynb #cb3ee8f2
 def _combine(rows: list[pd.DataFrame], summaries: list[pd.DataFrame], wanted, convention, tag: str,
-             per_query: bool) -> Evaluation:
-    "An `Evaluation` from the per-query rows (if kept) and the summary rows every partition returned."
+             per_query: bool, query_ids) -> Evaluation:
+    """An `Evaluation` from the per-query rows (if kept) and the summary rows every partition returned; `query_ids`,
+    called only when no query of the run is judged, gives the distinct query ids of the run and of the qrels."""
     summary = pd.concat(summaries, ignore_index=True)
     totals = summary.groupby("measure", sort=False)[list(_COUNTS)].sum()
     partials = summary.groupby("measure", sort=False)["value_sum"].agg(lambda s: math.fsum(s))
-    any_row = totals.iloc[0]
-    if any_row["n_common"] == 0:
-        raise InputError(f"no query of the run is in the qrels, so there is nothing to score: the run has "
-                         f"{any_row['n_run_queries']} queries, the qrels {any_row['n_qrels_queries']}. Are the query "
-                         "ids written the same way (e.g. '7' and '7.0')?")
+    if totals.iloc[0]["n_common"] == 0:
+        raise _no_common_query(query_ids)
     aggregate = []
     for measure in wanted:
         row, n = totals.loc[measure.name], int(totals.loc[measure.name, "n_queries"])
@@ -271,14 +289,11 @@ def _combine(rows: list[pd.DataFrame], summaries: list[pd.DataFrame], wanted, co
 
 # %% ../nbs/22_distributed.ipynb #7b215d0c
 def _measures(measures) -> tuple[list, list[str]]:
-    "The measures asked for (as `parse_measure` names them) and their distinct names."
-    if isinstance(measures, str):
-        measures = (measures,)
-    wanted = [m for name in measures for m in parse_measure(name)]
-    if not wanted:
-        raise UsageError("no measure asked for")
+    "The measures asked for (as `parse_measures` reads them) and their distinct names."
+    wanted = parse_measures(measures)
     return wanted, list(dict.fromkeys(m.name for m in wanted))
 
+# %% ../nbs/22_distributed.ipynb #08564d8a
 def _new_directory(path, storage_options: dict) -> str:
     "Make `path` (a directory or fsspec URL) if it does not exist; refuse one that holds files already."
     import fsspec
@@ -290,6 +305,7 @@ def _new_directory(path, storage_options: dict) -> str:
     fs.makedirs(root, exist_ok=True)
     return str(path).rstrip("/")
 
+# %% ../nbs/22_distributed.ipynb #01881c93
 _PER_QUERY_SCHEMA = pa.schema([("query", pa.string()), ("measure", pa.string()), ("value", pa.float64()),
                                ("dcg", pa.float64()), ("idcg", pa.float64()), ("status", pa.string()),
                                ("counted", pa.bool_())])
@@ -307,6 +323,7 @@ def _score_partition(part: pd.DataFrame, number: int, measures: list[str], conve
             pq.write_table(table, handle)
     return (rows if keep and write_to is None else None), summary
 
+# %% ../nbs/22_distributed.ipynb #00f0231a
 def _gather(tasks: list) -> list:
     """Compute Dask tasks: on the current `distributed` client as each finishes, so that a worker lets go of a
     result as soon as the client has it, or on Dask's local scheduler when there is no client."""
@@ -322,6 +339,15 @@ def _gather(tasks: list) -> list:
         future.release()
     return results
 
+# %% ../nbs/22_distributed.ipynb #57610b15
+def _tag_of(run, storage_options: dict) -> str:
+    "The run tag of `run`: the first TREC line's sixth field, a DataFrame's `tag` attribute, or nothing."
+    if isinstance(run, (str, Path, list, tuple)):
+        paths = run if isinstance(run, (list, tuple)) else [run]
+        return "" if all(_is_parquet(str(p)) for p in paths) else _run_tag(run, storage_options)
+    return run.attrs.get("tag", "") if isinstance(run, pd.DataFrame) else ""
+
+# %% ../nbs/22_distributed.ipynb #2e9ddca4
 def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", qrels_duplicates: str = "error",
              npartitions: int | None = None, per_query: bool = True, write_per_query: str | None = None,
              blocksize="16 MiB", storage_options: dict | None = None, **overrides) -> Evaluation:
@@ -334,9 +360,7 @@ def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", qrels_duplic
     wanted, names = _measures(measures)
     convention = resolve_convention(preset, **overrides)
     storage_options = storage_options or {}
-    tag = (_run_tag(run, storage_options) if isinstance(run, (str, Path, list, tuple)) and not
-           all(_is_parquet(str(p)) for p in (run if isinstance(run, (list, tuple)) else [run])) else
-           run.attrs.get("tag", "") if isinstance(run, pd.DataFrame) else "")
+    tag = _tag_of(run, storage_options)
     write_to = None if write_per_query is None else _new_directory(write_per_query, storage_options)
     run_rows = _as_dask(run, "run", npartitions, blocksize, storage_options)
     qrels_rows = _as_dask(qrels, "qrels", None, blocksize, storage_options)
@@ -347,8 +371,10 @@ def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", qrels_duplic
     tasks = [score(part, number, names, convention, qrels_duplicates, needed, per_query, write_to, storage_options)
              for number, part in enumerate(by_query.to_delayed())]
     results = _gather(tasks)
+    def query_ids():
+        return dask.compute(run_rows["query"].unique(), qrels_rows["query"].unique())
     return _combine([rows for rows, _ in results if rows is not None], [summary for _, summary in results],
-                    wanted, convention, tag, per_query and write_to is None)
+                    wanted, convention, tag, per_query and write_to is None, query_ids)
 
 # %% ../nbs/22_distributed.ipynb #b1d89030
 def evaluate_on_dask(scheduler: str, qrels, run, measures=("ndcg",), *, n_workers: int | None = None,
@@ -372,6 +398,18 @@ def evaluate_on_dask(scheduler: str, qrels, run, measures=("ndcg",), *, n_worker
 _SPARK_SCHEMA = ("kind string, query string, measure string, value double, dcg double, idcg double, status string, "
                  "counted boolean, value_sum double, " + ", ".join(f"{name} long" for name in _COUNTS))
 
+def _spark_rows(frame, kind: str):
+    "A PySpark run or qrels DataFrame as rows of the shuffled table, ids cast to strings."
+    from pyspark.sql import functions as F
+    columns = ("query", "doc", _VALUE[kind])
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise InputError(f"{kind} frame has no column {missing[0]!r}; its columns: {', '.join(frame.columns)}")
+    return frame.select(F.col("query").cast("string").alias("query"), F.col("doc").cast("string").alias("doc"),
+                        F.col(_VALUE[kind]).cast("double").alias("value"),
+                        F.monotonically_increasing_id().alias("order"), F.lit(kind == "run").alias("is_run"))
+
+# %% ../nbs/22_distributed.ipynb #35c3566e
 def evaluate_spark(qrels, run, measures=("ndcg",), *, preset="trec_eval", qrels_duplicates: str = "error",
                    npartitions: int | None = None, per_query: bool = True, **overrides) -> Evaluation:
     """NDCG of `run` against `qrels`, PySpark DataFrames with columns `query`, `doc` and `score` / `relevance`,
@@ -386,17 +424,7 @@ def evaluate_spark(qrels, run, measures=("ndcg",), *, preset="trec_eval", qrels_
     wanted, names = _measures(measures)
     convention = resolve_convention(preset, **overrides)
     needed = _needed_plugins(convention, wanted)
-
-    def rows(frame, kind: str):
-        columns = ("query", "doc", _VALUE[kind])
-        missing = [c for c in columns if c not in frame.columns]
-        if missing:
-            raise InputError(f"{kind} frame has no column {missing[0]!r}; its columns: {', '.join(frame.columns)}")
-        return frame.select(F.col("query").cast("string").alias("query"), F.col("doc").cast("string").alias("doc"),
-                            F.col(_VALUE[kind]).cast("double").alias("value"),
-                            F.monotonically_increasing_id().alias("order"), F.lit(kind == "run").alias("is_run"))
-
-    both = rows(run, "run").unionByName(rows(qrels, "qrels"))
+    both = _spark_rows(run, "run").unionByName(_spark_rows(qrels, "qrels"))
     buckets = npartitions or int(run.sparkSession.conf.get("spark.sql.shuffle.partitions"))
     bucketed = both.withColumn("bucket", F.pmod(F.hash("query"), F.lit(buckets)))
 
@@ -410,4 +438,8 @@ def evaluate_spark(qrels, run, measures=("ndcg",), *, preset="trec_eval", qrels_
         scored = scored.filter(F.col("kind") == "summary")
     table = scored.toPandas()
     is_query = table["kind"].to_numpy() == "query"
-    return _combine([table[is_query][list(_PER_QUERY)]], [table[~is_query]], wanted, convention, "", per_query)
+    def query_ids():
+        ids = both.select("query", "is_run").distinct().toPandas()
+        return ids["query"][ids["is_run"]].to_numpy(), ids["query"][~ids["is_run"]].to_numpy()
+    return _combine([table[is_query][list(_PER_QUERY)]], [table[~is_query]], wanted, convention, "", per_query,
+                    query_ids)

@@ -33,14 +33,22 @@ class PresetDifference:
     mean_a: float
     mean_b: float
 
+# %% ../nbs/20_preset_differences.ipynb #16449006
 def _counted_values(evaluation: Evaluation, measure: str) -> pd.Series:
     "Per-query values of one measure, NaN for the queries its mean does not count."
     rows = evaluation.per_query[evaluation.per_query.measure == measure].set_index("query")
     return rows["value"].where(rows["counted"])
 
+# %% ../nbs/20_preset_differences.ipynb #3b82f874
 def _shown(value) -> str:
+    "A convention field's value as text (a pair as `a:b`)."
     return f"{value[0]}:{value[1]}" if isinstance(value, tuple) else str(value)
 
+def _differing_fields(a: Convention, b: Convention) -> list[str]:
+    "The convention fields (the preset's name aside) on which `a` and `b` differ."
+    return [f.name for f in dataclasses.fields(Convention) if f.name != "preset" and getattr(a, f.name) != getattr(b, f.name)]
+
+# %% ../nbs/20_preset_differences.ipynb #082c7dd7
 def _causes(effects: dict, difference: pd.Series, status: pd.Series, tolerance: float) -> np.ndarray:
     """Per query, the field whose switch alone moves it most (a change of counted status counts as infinite), with
     how many others move it too; "interaction" when none does alone but the presets differ."""
@@ -58,6 +66,28 @@ def _causes(effects: dict, difference: pd.Series, status: pd.Series, tolerance: 
     apart = (np.abs(difference.to_numpy(dtype=float)) > tolerance) | status.to_numpy(dtype=bool)
     return np.where(count > 0, biggest.astype(str) + more, np.where(apart, "interaction", "")).astype(object)
 
+# %% ../nbs/20_preset_differences.ipynb #b48a274e
+def _switched(qrels, run, measure: str, name: str, a: Convention, b: Convention, value_a: pd.Series,
+              mean_a: float) -> tuple[dict, list[dict]]:
+    "Per differing field, each query's change and change of counted status from `a`, and a row of its mean effect."
+    effects, field_rows = {}, []
+    for field_name in _differing_fields(a, b):
+        switched = score_run(qrels, run, measure, preset=a.replace(**{field_name: getattr(b, field_name)}))
+        values = _counted_values(switched, name).reindex(value_a.index)
+        effects[field_name] = (values - value_a, values.isna() != value_a.isna())
+        field_rows.append({"field": field_name, "a": _shown(getattr(a, field_name)), "b": _shown(getattr(b, field_name)),
+                           "mean_effect": switched.value(name) - mean_a})
+    return effects, field_rows
+
+# %% ../nbs/20_preset_differences.ipynb #f36fa678
+def _most_different(queries: pd.DataFrame, status: pd.Series, tolerance: float, top: int | None) -> pd.DataFrame:
+    "The queries that differ (beyond `tolerance`, or in counted status), those of changed status first, then largest."
+    size = queries["difference"].abs()
+    order = pd.DataFrame({"status": status, "size": size})[(size > tolerance) | status]
+    shown = queries.loc[order.sort_values(["status", "size"], ascending=False, kind="stable").index]
+    return (shown.head(top) if top else shown).reset_index()
+
+# %% ../nbs/20_preset_differences.ipynb #8da86e4b
 def explain_presets(qrels, run, preset_a="trec_eval", preset_b="sklearn", measure: str = "ndcg_cut_10", *,
                     top: int | None = 10, tolerance: float = 1e-12) -> PresetDifference:
     "The `top` queries on which two presets differ most on `measure`, each with the convention field that makes it."
@@ -67,27 +97,16 @@ def explain_presets(qrels, run, preset_a="trec_eval", preset_b="sklearn", measur
         raise UsageError(f"explain_presets takes one measure; {measure!r} names {len(found)}")
     name = found[0].name
     qrels, run = as_qrels(qrels), as_run(run)
-    differing = [f.name for f in dataclasses.fields(Convention)
-                 if f.name != "preset" and getattr(a, f.name) != getattr(b, f.name)]
     result_a, result_b = score_run(qrels, run, measure, preset=a), score_run(qrels, run, measure, preset=b)
     queries = pd.DataFrame({"value_a": _counted_values(result_a, name), "value_b": _counted_values(result_b, name)})
     queries = queries.rename_axis("query")
     status = queries["value_a"].isna() != queries["value_b"].isna()
     queries["difference"] = queries["value_b"].fillna(0.0) - queries["value_a"].fillna(0.0)
-    effects, field_rows = {}, []
-    for field_name in differing:
-        switched = score_run(qrels, run, measure, preset=a.replace(**{field_name: getattr(b, field_name)}))
-        values = _counted_values(switched, name).reindex(queries.index)
-        effects[field_name] = (values - queries["value_a"], values.isna() != queries["value_a"].isna())
-        field_rows.append({"field": field_name, "a": _shown(getattr(a, field_name)), "b": _shown(getattr(b, field_name)),
-                           "mean_effect": switched.value(name) - result_a.value(name)})
+    effects, field_rows = _switched(qrels, run, measure, name, a, b, queries["value_a"], result_a.value(name))
     queries["cause"] = _causes(effects, queries["difference"], status, tolerance)
     queries["counted"] = np.where(status, np.where(queries["value_a"].isna(), "b only", "a only"), "both")
     for field_name, (effect, _) in effects.items():
         queries[field_name] = effect
-    size = queries["difference"].abs()
-    order = pd.DataFrame({"status": status, "size": size})[(size > tolerance) | status]
-    shown = queries.loc[order.sort_values(["status", "size"], ascending=False, kind="stable").index]
     return PresetDifference(name, a, b, pd.DataFrame(field_rows, columns=["field", "a", "b", "mean_effect"]),
-                            (shown.head(top) if top else shown).reset_index(), result_a.value(name),
+                            _most_different(queries, status, tolerance, top), result_a.value(name),
                             result_b.value(name))

@@ -31,6 +31,7 @@ def summary_table(evaluated: RunsEvaluation, comparison: pd.DataFrame | None = N
             shown.loc[row.run, row.measure] += "*"
     return shown
 
+# %% ../nbs/21_reports.ipynb #fef7764c
 RENDER_FORMATS = ("text", "markdown", "latex", "csv", "json")
 
 def _cell(value, decimals: int) -> str:
@@ -40,11 +41,33 @@ def _cell(value, decimals: int) -> str:
         return f"{value:.{decimals}g}" if 0 < abs(value) < 10 ** -decimals else f"{value:.{decimals}f}"
     return str(value)
 
+# %% ../nbs/21_reports.ipynb #3aa0d619
+def _text_table(header: list[str], body: list[list[str]], numeric: list[bool]) -> str:
+    "Columns padded to their widest cell, two spaces apart."
+    widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(header)]
+    def line(cells):
+        return "  ".join(c.rjust(w) if right else c.ljust(w) for c, w, right in zip(cells, widths, numeric)).rstrip()
+    return "\n".join(line(cells) for cells in [header] + body)
+
+def _markdown_table(header: list[str], body: list[list[str]], numeric: list[bool]) -> str:
+    "A pipe table, with `|` in cells escaped."
+    rule = ["---:" if right else ":---" for right in numeric]
+    return "\n".join("| " + " | ".join(c.replace("|", r"\|") for c in cells) + " |" for cells in [header, rule] + body)
+
+# %% ../nbs/21_reports.ipynb #c8cfb248
 def _latex_escape(text: str) -> str:
     special = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
                "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
     return "".join(special.get(ch, ch) for ch in text)
 
+def _latex_table(header: list[str], body: list[list[str]], numeric: list[bool]) -> str:
+    "A booktabs `tabular`."
+    lines = [r"\begin{tabular}{" + "".join("r" if right else "l" for right in numeric) + "}", r"\toprule",
+             " & ".join(map(_latex_escape, header)) + r" \\", r"\midrule"]
+    lines += [" & ".join(map(_latex_escape, cells)) + r" \\" for cells in body]
+    return "\n".join(lines + [r"\bottomrule", r"\end{tabular}"])
+
+# %% ../nbs/21_reports.ipynb #a2b683c4
 def render(frame: pd.DataFrame, format: str = "text", decimals: int = 4, index: bool | None = None) -> str:
     "A table as `text`, `markdown`, `latex`, `csv` or `json`; `index` shows the row labels (default: if named)."
     if format not in RENDER_FORMATS:
@@ -61,21 +84,22 @@ def render(frame: pd.DataFrame, format: str = "text", decimals: int = 4, index: 
     body = [[_cell(v, decimals) for v in row] for row in table.itertuples(index=False)]
     numeric = [pd.api.types.is_numeric_dtype(table[c]) and not pd.api.types.is_bool_dtype(table[c])
                for c in table.columns]
-    if format == "text":
-        widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(header)]
-        def line(cells):
-            return "  ".join(c.rjust(w) if right else c.ljust(w) for c, w, right in zip(cells, widths, numeric)).rstrip()
-        return "\n".join(line(cells) for cells in [header] + body)
-    if format == "markdown":
-        rule = ["---:" if right else ":---" for right in numeric]
-        return "\n".join("| " + " | ".join(c.replace("|", r"\|") for c in cells) + " |"
-                         for cells in [header, rule] + body)
-    lines = [r"\begin{tabular}{" + "".join("r" if right else "l" for right in numeric) + "}", r"\toprule",
-             " & ".join(map(_latex_escape, header)) + r" \\", r"\midrule"]
-    lines += [" & ".join(map(_latex_escape, cells)) + r" \\" for cells in body]
-    return "\n".join(lines + [r"\bottomrule", r"\end{tabular}"])
+    layout = {"text": _text_table, "markdown": _markdown_table, "latex": _latex_table}[format]
+    return layout(header, body, numeric)
 
 # %% ../nbs/21_reports.ipynb #7b034e95
+def _save_difference_plots(evaluated: RunsEvaluation, baseline: str | None, path) -> None:
+    "One per-query difference plot for each run but the baseline, on the first measure, stacked in one file."
+    import matplotlib.pyplot as plt
+    others = [r for r in evaluated.runs if r != (baseline or evaluated.runs[0])]
+    figure, axes = plt.subplots(len(others), 1, figsize=(8, 3.2 * max(len(others), 1)), squeeze=False)
+    for ax, run in zip(axes[:, 0], others):
+        evaluated.plot_differences(run, evaluated.measures[0], baseline=baseline, ax=ax)
+    figure.tight_layout()
+    figure.savefig(path)
+    plt.close(figure)
+
+# %% ../nbs/21_reports.ipynb #1b412e20
 def compare_report(qrels, runs, measures=("ndcg", "ndcg_cut_10"), *, format: str = "text", marker_test: str = "t",
                    plot: str | Path | None = None, decimals: int = 4, preset="trec_eval", overrides: dict | None = None,
                    **options) -> str:
@@ -84,14 +108,7 @@ def compare_report(qrels, runs, measures=("ndcg", "ndcg_cut_10"), *, format: str
     evaluated = evaluate_runs(qrels, runs, measures, preset=preset, **(overrides or {}))
     table = evaluated.compare(**options)
     if plot is not None:
-        import matplotlib.pyplot as plt
-        others = [r for r in evaluated.runs if r != table.attrs.get("baseline", evaluated.runs[0])]
-        figure, axes = plt.subplots(len(others), 1, figsize=(8, 3.2 * max(len(others), 1)), squeeze=False)
-        for ax, run in zip(axes[:, 0], others):
-            evaluated.plot_differences(run, evaluated.measures[0], baseline=table.attrs.get("baseline"), ax=ax)
-        figure.tight_layout()
-        figure.savefig(plot)
-        plt.close(figure)
+        _save_difference_plots(evaluated, table.attrs.get("baseline"), plot)
     if format in ("csv", "json"):
         return render(table, format, decimals, index=False)
     means = render(summary_table(evaluated, table, marker_test, decimals), format, decimals)
@@ -103,6 +120,7 @@ def compare_report(qrels, runs, measures=("ndcg", "ndcg_cut_10"), *, format: str
         note = "% " + note
     return f"{means}\n\n{note}\n\n{render(shown, format, decimals, index=False)}"
 
+# %% ../nbs/21_reports.ipynb #1721de43
 def bounds_report(qrels, run, measures=("ndcg", "ndcg_cut_10"), *, format: str = "text", per_query: bool = False,
                   decimals: int = 4, preset="trec_eval", max_grade: float | None = None, **overrides) -> str:
     "Each value beside its tie bounds, its unjudged-as-0 and unjudged-as-max values and the judged share, in `format`."

@@ -35,6 +35,7 @@ def _continued_fraction(a: float, b: float, x: float) -> float:
             return h
     raise ArithmeticError(f"incomplete beta ({a}, {b}, {x}) did not converge")
 
+# %% ../nbs/17_significance.ipynb #878c9292
 @functools.lru_cache(maxsize=64)
 def _gamma_ratio(a: float) -> float:
     """Gamma(a) / Gamma(a + 1/2): for whole or half-whole `a` up to 10^6 by r(a + 1) = r(a) a / (a + 1/2) from
@@ -53,6 +54,7 @@ def _log_beta(a: float, b: float) -> float:
         return math.log(math.sqrt(math.pi) * _gamma_ratio(a))
     return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
 
+# %% ../nbs/17_significance.ipynb #3425a9b9
 def _regularized_beta(a: float, b: float, x: float, y: float) -> float:
     "I_x(a, b), the regularized incomplete beta function; `y` is 1 - x, given apart so that it keeps its digits."
     if x <= 0.0:
@@ -64,6 +66,7 @@ def _regularized_beta(a: float, b: float, x: float, y: float) -> float:
         return front * _continued_fraction(a, b, x) / a
     return 1.0 - front * _continued_fraction(b, a, y) / b
 
+# %% ../nbs/17_significance.ipynb #0fbe9cbc
 def t_sf(t: float, df: float) -> float:
     "P(T > t) for Student's t with `df` degrees of freedom."
     if math.isnan(t):
@@ -73,6 +76,15 @@ def t_sf(t: float, df: float) -> float:
     tail = 0.5 * _regularized_beta(df / 2.0, 0.5, df / (df + t * t), t * t / (df + t * t))
     return tail if t >= 0 else 1.0 - tail
 
+# %% ../nbs/17_significance.ipynb #edfca344
+def _t_bracket(tail: float, df: float) -> tuple[float, float]:
+    "An interval [low, high] of t values with P(T > low) > `tail` >= P(T > high)."
+    low, high = 0.0, 1.0
+    while t_sf(high, df) > tail:
+        low, high = high, high * 2.0
+    return low, high
+
+# %% ../nbs/17_significance.ipynb #a1f0ad39
 def t_ppf(q: float, df: float) -> float:
     "The `q` quantile of Student's t with `df` degrees of freedom."
     if not 0.0 < q < 1.0:
@@ -83,9 +95,7 @@ def t_ppf(q: float, df: float) -> float:
         return 0.0
     tail = 1.0 - q
     log_scale = -math.log(_gamma_ratio(df / 2)) - 0.5 * math.log(df * math.pi)   # log of the density at 0
-    low, high = 0.0, 1.0
-    while t_sf(high, df) > tail:
-        low, high = high, high * 2.0
+    low, high = _t_bracket(tail, df)
     t = (low + high) / 2.0
     for _ in range(200):
         excess = t_sf(t, df) - tail                      # positive while t is too small
@@ -106,6 +116,7 @@ def normal_cdf(x: float) -> float:
     "The standard normal distribution function."
     return 0.5 * math.erfc(-x / math.sqrt(2.0))
 
+# %% ../nbs/17_significance.ipynb #7de447e0
 _ACKLAM = ((-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02, 1.383577518672690e+02,
             -3.066479806614716e+01, 2.506628277459239e+00),
            (-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02, 6.680131188771972e+01,
@@ -114,10 +125,8 @@ _ACKLAM = ((-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+0
             4.374664141464968e+00, 2.938163982698783e+00),
            (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00, 3.754408661907416e+00))
 
-def normal_ppf(p: float) -> float:
-    "The standard normal quantile of `p`."
-    if not 0.0 < p < 1.0:
-        return -math.inf if p == 0.0 else math.inf if p == 1.0 else math.nan
+def _acklam(p: float) -> float:
+    "Acklam's rational approximation of the normal quantile of `p` (0 < p < 1), with a relative error below 1.2e-9."
     a, b, c, d = _ACKLAM
     tail = min(p, 1.0 - p)
     if tail < 0.02425:
@@ -129,6 +138,14 @@ def normal_ppf(p: float) -> float:
         r = (p - 0.5) ** 2
         x = ((((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * (p - 0.5) /
              (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1.0))
+    return x
+
+# %% ../nbs/17_significance.ipynb #58a5f79f
+def normal_ppf(p: float) -> float:
+    "The standard normal quantile of `p`."
+    if not 0.0 < p < 1.0:
+        return -math.inf if p == 0.0 else math.inf if p == 1.0 else math.nan
+    x = _acklam(p)
     for _ in range(3):
         # Phi(x) - p, from the nearer tail so that no digits cancel
         error = normal_cdf(x) - p if p < 0.5 else (1.0 - p) - 0.5 * math.erfc(x / math.sqrt(2.0))
@@ -163,6 +180,32 @@ def effect_size(differences) -> float:
 # %% ../nbs/17_significance.ipynb #119aad89
 _EXACT_LIMIT, _CHUNK = 26, 1 << 16
 
+def _exact_hits(d: np.ndarray, observed: float, slack: float) -> int:
+    "How many of the 2^(n-1) sign assignments with the first sign + reach `observed` in |sum|."
+    n = len(d)
+    if n > _EXACT_LIMIT:
+        raise UsageError(f"an exact randomization test enumerates 2^{n} sign assignments, more than "
+                         f"2^{_EXACT_LIMIT}: use exact=False and a number of permutations")
+    half, bits, hits = 2 ** (n - 1), np.arange(n - 1, dtype=np.int64), 0
+    for start in range(0, half, _CHUNK):
+        index = np.arange(start, min(start + _CHUNK, half), dtype=np.int64)
+        signs = 1.0 - 2.0 * ((index[:, None] >> bits) & 1)
+        hits += int((np.abs(d[0] + signs @ d[1:]) >= observed - slack).sum())
+    return hits
+
+# %% ../nbs/17_significance.ipynb #1871d060
+def _sampled_hits(d: np.ndarray, observed: float, slack: float, permutations: int, seed: int | None) -> int:
+    "How many of `permutations` random sign assignments (seeded) reach `observed` in |sum|."
+    if permutations < 1:
+        raise UsageError(f"permutations must be at least 1, got {permutations}")
+    n, hits = len(d), 0
+    rng, rows = np.random.default_rng(seed), max(1, _CHUNK // n)
+    for start in range(0, permutations, rows):
+        signs = 1.0 - 2.0 * rng.integers(0, 2, size=(min(rows, permutations - start), n))
+        hits += int((np.abs(signs @ d) >= observed - slack).sum())
+    return hits
+
+# %% ../nbs/17_significance.ipynb #04a1a41c
 def randomization_test(differences, permutations: int = 10_000, seed: int | None = 0, exact="auto") -> dict:
     """Two-sided paired randomization test of the mean difference: exact over all 2^n sign assignments when
     `exact=True` (or `'auto'` and 2^n <= `permutations`), else from `permutations` random ones."""
@@ -174,23 +217,10 @@ def randomization_test(differences, permutations: int = 10_000, seed: int | None
         exact = n <= _EXACT_LIMIT and 2 ** n <= permutations
     observed = abs(float(d.sum()))
     slack = 1e-12 * float(np.abs(d).sum())     # one sum added in another order may differ in its last digits
-    hits = 0
     if exact:
-        if n > _EXACT_LIMIT:
-            raise UsageError(f"an exact randomization test enumerates 2^{n} sign assignments, more than "
-                             f"2^{_EXACT_LIMIT}: use exact=False and a number of permutations")
-        half, bits = 2 ** (n - 1), np.arange(n - 1, dtype=np.int64)
-        for start in range(0, half, _CHUNK):
-            index = np.arange(start, min(start + _CHUNK, half), dtype=np.int64)
-            signs = 1.0 - 2.0 * ((index[:, None] >> bits) & 1)
-            hits += int((np.abs(d[0] + signs @ d[1:]) >= observed - slack).sum())
-        return {"statistic": float(d.mean()), "p_value": hits / half, "exact": True, "permutations": 2 ** n}
-    if permutations < 1:
-        raise UsageError(f"permutations must be at least 1, got {permutations}")
-    rng, rows = np.random.default_rng(seed), max(1, _CHUNK // n)
-    for start in range(0, permutations, rows):
-        signs = 1.0 - 2.0 * rng.integers(0, 2, size=(min(rows, permutations - start), n))
-        hits += int((np.abs(signs @ d) >= observed - slack).sum())
+        hits = _exact_hits(d, observed, slack)
+        return {"statistic": float(d.mean()), "p_value": hits / 2 ** (n - 1), "exact": True, "permutations": 2 ** n}
+    hits = _sampled_hits(d, observed, slack, permutations, seed)
     return {"statistic": float(d.mean()), "p_value": (1 + hits) / (1 + permutations), "exact": False,
             "permutations": permutations}
 
@@ -201,6 +231,29 @@ def _percentile_of_score(values: np.ndarray, score: float) -> float:
     "The share of `values` below `score`, ties counted half, as BCa's bias correction wants it."
     return float((np.count_nonzero(values < score) + np.count_nonzero(values <= score)) / (2 * len(values)))
 
+# %% ../nbs/17_significance.ipynb #242d3833
+def _bca_levels(d: np.ndarray, means: np.ndarray, mean: float, alpha: float) -> list[float]:
+    "The two quantile levels of the resampled `means` that bound the BCa interval."
+    n = len(d)
+    bias = normal_ppf(_percentile_of_score(means, mean))
+    jackknife = (d.sum() - d) / (n - 1)
+    u = (n - 1) * (jackknife.mean() - jackknife)
+    acceleration = (np.sum(u ** 3) / n ** 3) / 6.0 / (np.sum(u ** 2) / n ** 2) ** 1.5
+    return [normal_cdf(bias + (bias + z) / (1.0 - acceleration * (bias + z)))
+            for z in (normal_ppf(alpha), -normal_ppf(alpha))]
+
+# %% ../nbs/17_significance.ipynb #dbabe573
+def _shift_p_value(d: np.ndarray, index: np.ndarray, mean: float) -> tuple[float, float]:
+    "The observed |t| and the share of resamples `index` of the mean-0 differences whose |t| reaches it."
+    n = len(d)
+    observed = abs(mean) / (float(np.std(d, ddof=1)) / math.sqrt(n))
+    shifted = (d - mean)[index]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_star = np.abs(shifted.mean(axis=-1)) / (shifted.std(axis=-1, ddof=1) / math.sqrt(n))
+    t_star = np.nan_to_num(t_star, nan=0.0)      # a resample of one repeated value: no evidence either way
+    return observed, float(np.count_nonzero(t_star >= observed * (1 - 1e-12)) / len(index))
+
+# %% ../nbs/17_significance.ipynb #6ee9c853
 def bootstrap_test(differences, resamples: int = 10_000, seed: int | None = 0, confidence: float = 0.95,
                    method: str = "bca") -> dict:
     "Bootstrap interval of the mean difference and the studentized shift p-value, on the same resamples."
@@ -220,22 +273,12 @@ def bootstrap_test(differences, resamples: int = 10_000, seed: int | None = 0, c
     means = np.mean(d[index], axis=-1)
     alpha = (1.0 - confidence) / 2.0
     levels = [alpha, 1.0 - alpha]
-    if method == "bca":           # Efron and Tibshirani 1993, 14.3
-        bias = normal_ppf(_percentile_of_score(means, mean))
-        jackknife = (d.sum() - d) / (n - 1)
-        u = (n - 1) * (jackknife.mean() - jackknife)
-        acceleration = (np.sum(u ** 3) / n ** 3) / 6.0 / (np.sum(u ** 2) / n ** 2) ** 1.5
-        levels = [normal_cdf(bias + (bias + z) / (1.0 - acceleration * (bias + z)))
-                  for z in (normal_ppf(alpha), -normal_ppf(alpha))]
+    if method == "bca":
+        levels = _bca_levels(d, means, mean, alpha)
     low, high = (float(v) for v in np.quantile(means, levels))
     if method == "basic":
         low, high = 2 * mean - high, 2 * mean - low
-    observed = abs(mean) / (float(np.std(d, ddof=1)) / math.sqrt(n))
-    shifted = (d - mean)[index]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t_star = np.abs(shifted.mean(axis=-1)) / (shifted.std(axis=-1, ddof=1) / math.sqrt(n))
-    t_star = np.nan_to_num(t_star, nan=0.0)      # a resample of one repeated value: no evidence either way
-    p = float(np.count_nonzero(t_star >= observed * (1 - 1e-12)) / resamples)
+    observed, p = _shift_p_value(d, index, mean)
     return {"statistic": math.copysign(observed, mean), "p_value": p, "ci_low": low, "ci_high": high}
 
 # %% ../nbs/17_significance.ipynb #a1b0615c

@@ -5,16 +5,13 @@
 # %% ../nbs/19_value_bounds.ipynb #6fe318d0
 from __future__ import annotations
 
-import dataclasses
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from .errors import NdcgWarning
 from .judgments import join_run, judged_queries, rank_order
-from .measures import parse_measure
+from .measures import parse_measures
 from .plugins import resolve_policy
 from .presets import Convention
 from .resolution import resolve_convention
@@ -37,6 +34,7 @@ def _lines(qrels: pd.DataFrame, run: pd.DataFrame, convention: Convention) -> pd
     lines["rank"] = lines.groupby("query", sort=False).cumcount() + 1
     return lines
 
+# %% ../nbs/19_value_bounds.ipynb #32e065ad
 def _gains(grades: np.ndarray, convention: Convention, table: tuple = ()) -> np.ndarray:
     "The gain of each grade under the convention, or under a measure's own `ndcg.GRADE=GAIN` table."
     if table:
@@ -44,6 +42,7 @@ def _gains(grades: np.ndarray, convention: Convention, table: tuple = ()) -> np.
         return np.array([mapping.get(float(g), float(g)) for g in grades])
     return np.asarray(resolve_policy("gain", convention.gain)(grades), dtype=float)
 
+# %% ../nbs/19_value_bounds.ipynb #efad091d
 def tie_order(lines: pd.DataFrame, gains, worst: bool) -> pd.DataFrame:
     """A run of `lines` (as the private helper _lines reads them) whose ties are broken against the run (`worst`: smallest gain first) or for
     it (largest first), with distinct scores, so that every tie rule scores this one order."""
@@ -63,11 +62,59 @@ def _unjudged_as_max(qrels: pd.DataFrame, lines: pd.DataFrame, k: int | None, gr
     return pd.concat([base, pd.DataFrame({"query": top["query"].to_numpy(), "doc": top["doc"].to_numpy(),
                                           "relevance": grade})], ignore_index=True)
 
+# %% ../nbs/19_value_bounds.ipynb #7ab585a4
 def _judged_fraction(lines: pd.DataFrame, k: int | None) -> pd.Series:
     "Per query, the share of its top `k` retrieved documents (all of them for k=None) counted as judged."
     top = lines if k is None else lines[lines["rank"] <= k]
     return top.groupby("query", sort=False)["judged"].mean()
 
+# %% ../nbs/19_value_bounds.ipynb #e6807f6b
+def _tie_scenarios(qrels: pd.DataFrame, lines: pd.DataFrame, wanted: list, convention: Convention) -> dict:
+    "The evaluations of the worst and the best tie orders, one per gain table among the `wanted` measures."
+    as_given = convention.replace(ties="input")
+    scenarios = {"tie_low": [], "tie_high": []}
+    for table in dict.fromkeys(m.gains for m in wanted):
+        names = [m.name for m in wanted if m.gains == table]
+        gains = _gains(lines["grade"].to_numpy(), convention, table)
+        scenarios["tie_low"].append(score_run(qrels, tie_order(lines, gains, True), names, preset=as_given))
+        scenarios["tie_high"].append(score_run(qrels, tie_order(lines, gains, False), names, preset=as_given))
+    return scenarios
+
+def _unjudged_scenarios(qrels: pd.DataFrame, run: pd.DataFrame, measures, lines: pd.DataFrame, wanted: list,
+                        convention: Convention, max_grade: float) -> dict:
+    "The evaluations with unjudged documents as 0, and as `max_grade` in the top k (one per cut-off k)."
+    zero = convention.replace(unjudged="zero")
+    scenarios = {"unjudged_zero": [score_run(qrels, run, measures, preset=zero)], "unjudged_max": []}
+    for k in dict.fromkeys(m.k for m in wanted):
+        names = [m.name for m in wanted if m.k == k]
+        scenarios["unjudged_max"].append(score_run(_unjudged_as_max(qrels, lines, k, max_grade), run, names,
+                                                   preset=zero))
+    return scenarios
+
+# %% ../nbs/19_value_bounds.ipynb #6edb2079
+def _side_by_side(base, scenarios: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+    "Per-query and aggregate tables of the `base` evaluation with one column per scenario."
+    key = ["query", "measure"]
+    per_query = base.per_query[key + ["value", "counted"]]
+    aggregate = base.aggregate[["measure", "value", "n_queries"]]
+    for label, evaluations in scenarios.items():
+        rows = pd.concat([e.per_query[key + ["value"]] for e in evaluations]).rename(columns={"value": label})
+        per_query = per_query.merge(rows, on=key, how="left")
+        means = pd.concat([e.aggregate[["measure", "value"]] for e in evaluations]).rename(columns={"value": label})
+        aggregate = aggregate.merge(means, on="measure", how="left")
+    return per_query, aggregate
+
+# %% ../nbs/19_value_bounds.ipynb #88071ca4
+def _with_judged_fraction(per_query: pd.DataFrame, aggregate: pd.DataFrame, lines: pd.DataFrame,
+                          wanted: list) -> tuple[pd.DataFrame, pd.DataFrame]:
+    "The tables of `_side_by_side` with each query's judged share of its top k, and its mean over counted queries."
+    shares = pd.concat([_judged_fraction(lines, m.k).rename("judged_fraction").rename_axis("query").reset_index()
+                        .assign(measure=m.name) for m in wanted])
+    per_query = per_query.merge(shares, on=["query", "measure"], how="left")
+    counted = per_query[per_query["counted"]].groupby("measure")["judged_fraction"].mean()
+    return per_query, aggregate.merge(counted.reset_index(), on="measure", how="left")
+
+# %% ../nbs/19_value_bounds.ipynb #bbdc8721
 @dataclass
 class Bounds:
     "NDCG values beside the range the tie order and the unjudged documents leave open."
@@ -85,34 +132,12 @@ def bounds(qrels, run, measures=("ndcg",), *, preset="trec_eval", max_grade: flo
     the qrels), and the judged share of the top k (of the documents retrieved there)."""
     convention = resolve_convention(preset, **overrides)
     qrels, run = as_qrels(qrels, duplicates=qrels_duplicates), as_run(run)
-    measures = (measures,) if isinstance(measures, str) else tuple(measures)
-    wanted = [m for name in measures for m in parse_measure(name)]
+    wanted = parse_measures(measures)
     base = score_run(qrels, run, measures, preset=convention)
     lines = _lines(qrels, run, convention)
     max_grade = float(qrels["relevance"].max()) if max_grade is None else float(max_grade)
-    as_given, zero = convention.replace(ties="input"), convention.replace(unjudged="zero")
-    scenarios = {"tie_low": [], "tie_high": [], "unjudged_zero": [score_run(qrels, run, measures, preset=zero)],
-                 "unjudged_max": []}
-    for table in dict.fromkeys(m.gains for m in wanted):        # measures with their own gains order ties their way
-        names = [m.name for m in wanted if m.gains == table]
-        gains = _gains(lines["grade"].to_numpy(), convention, table)
-        scenarios["tie_low"].append(score_run(qrels, tie_order(lines, gains, True), names, preset=as_given))
-        scenarios["tie_high"].append(score_run(qrels, tie_order(lines, gains, False), names, preset=as_given))
-    for k in dict.fromkeys(m.k for m in wanted):
-        names = [m.name for m in wanted if m.k == k]
-        scenarios["unjudged_max"].append(score_run(_unjudged_as_max(qrels, lines, k, max_grade), run, names, preset=zero))
-    key = ["query", "measure"]
-    per_query = base.per_query[key + ["value", "counted"]]
-    aggregate = base.aggregate[["measure", "value", "n_queries"]]
-    for label, evaluations in scenarios.items():
-        rows = pd.concat([e.per_query[key + ["value"]] for e in evaluations]).rename(columns={"value": label})
-        per_query = per_query.merge(rows, on=key, how="left")
-        means = pd.concat([e.aggregate[["measure", "value"]] for e in evaluations]).rename(columns={"value": label})
-        aggregate = aggregate.merge(means, on="measure", how="left")
-    shares = pd.concat([_judged_fraction(lines, m.k).rename("judged_fraction").rename_axis("query").reset_index()
-                        .assign(measure=m.name) for m in wanted])
-    per_query = per_query.merge(shares, on=key, how="left")
-    counted = per_query[per_query["counted"]].groupby("measure")["judged_fraction"].mean()
-    aggregate = aggregate.merge(counted.reset_index(), on="measure", how="left")
-    return Bounds(per_query[key + BOUND_COLUMNS + ["counted"]], aggregate[["measure"] + BOUND_COLUMNS + ["n_queries"]],
-                  convention, max_grade)
+    scenarios = {**_tie_scenarios(qrels, lines, wanted, convention),
+                 **_unjudged_scenarios(qrels, run, measures, lines, wanted, convention, max_grade)}
+    per_query, aggregate = _with_judged_fraction(*_side_by_side(base, scenarios), lines, wanted)
+    return Bounds(per_query[["query", "measure"] + BOUND_COLUMNS + ["counted"]],
+                  aggregate[["measure"] + BOUND_COLUMNS + ["n_queries"]], convention, max_grade)

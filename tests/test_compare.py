@@ -1,4 +1,4 @@
-"""ndcg_nb.compare against independent oracles: SciPy (a dev-only dependency) for the t-test, the bootstrap and
+"""ndcg_nb.significance, compare and value_bounds against independent oracles: SciPy (a dev-only dependency) for the t-test, the bootstrap and
 the exact permutation test; enumeration of every sign assignment and of every order of tied documents."""
 import itertools
 import math
@@ -8,9 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ndcg_nb.compare import (SAMPLE_RUN_B, bonferroni, bootstrap_test, bounds, compare, evaluate_runs,
-                             explain_presets, holm, normal_ppf, paired_t_test, randomization_test, render, t_ppf,
-                             t_sf)
+from ndcg_nb.compare import SAMPLE_RUN_B, compare, evaluate_runs
+from ndcg_nb.preset_differences import explain_presets
+from ndcg_nb.reports import render
+from ndcg_nb.significance import (bonferroni, bootstrap_test, holm, normal_ppf, paired_t_test, randomization_test,
+                                  t_ppf, t_sf)
+from ndcg_nb.value_bounds import bounds
 from ndcg_nb.errors import NdcgWarning, UsageError
 from ndcg_nb.evaluation import evaluate, parse_measure, resolve_convention
 from ndcg_nb.runs import SAMPLE_QRELS, SAMPLE_RUN
