@@ -21,9 +21,10 @@ __all__ = ['CONVENTION_CHOICES', 'Convention', 'trec_eval_preset', 'sklearn_pres
            'lightgbm_preset', 'xgboost_preset', 'ranx_preset', 'ranx_burges_preset', 'register_presets']
 
 # %% ../nbs/12_presets.ipynb #5b40bc5f
-CONVENTION_CHOICES = {"ties": ("docno", "input", "average"),
+CONVENTION_CHOICES = {"ties": ("docno", "input", "average", "worst", "best", "docno_ascending", "numpy_argsort"),
             "unjudged": ("zero", "drop"), "negative": ("zero", "keep"), "missing_queries": ("skip", "zero"),
-            "zero_idcg": ZERO_IDCG_POLICIES}
+            "unjudged_queries": ("skip", "zero"), "ideal_negatives": ("drop", "keep"), "zero_idcg": ZERO_IDCG_POLICIES,
+            "aggregation": ("mean", "median", "lower_median", "min", "max")}
 
 # %% ../nbs/12_presets.ipynb #7726af97
 def _warn_renamed():
@@ -31,24 +32,33 @@ def _warn_renamed():
                   "'ideal' will be removed in a later version", DeprecationWarning, stacklevel=4)
 
 # %% ../nbs/12_presets.ipynb #1d5c3451
+def _check_number(name: str, value, whole: bool = False) -> None:
+    "Raise `UsageError` unless `value` is None or a finite number (with `whole`, a positive whole number)."
+    if value is None:
+        return
+    if whole:
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise UsageError(f"{name} must be a positive integer or None, got {value!r}")
+        return
+    try:
+        finite = math.isfinite(float(value)) and not isinstance(value, bool)
+    except (TypeError, ValueError):
+        finite = False
+    if not finite:
+        raise UsageError(f"{name} must be a finite number or None, got {value!r}")
+
 def _check_fields(convention) -> None:
     "Raise `UsageError` for the first field of `convention` that holds a value it cannot take."
     for name, allowed in CONVENTION_CHOICES.items():
         if getattr(convention, name) not in allowed:
             raise UsageError(f"convention field {name}={getattr(convention, name)!r} is not one of {', '.join(allowed)}")
-    max_docs = convention.max_docs
-    if max_docs is not None and (isinstance(max_docs, bool) or not isinstance(max_docs, (int, np.integer)) or max_docs < 1):
-        raise UsageError(f"max_docs must be a positive integer or None, got {max_docs!r}")
+    for name in ("max_docs", "default_depth"):
+        _check_number(name, getattr(convention, name), whole=True)
     for flag in ("integer_grades", "float32_scores"):
         if not isinstance(getattr(convention, flag), (bool, np.bool_)):
             raise UsageError(f"{flag} must be True or False, got {getattr(convention, flag)!r}")
-    if convention.min_grade is not None:
-        try:
-            finite = math.isfinite(float(convention.min_grade))
-        except (TypeError, ValueError):
-            finite = False
-        if not finite or isinstance(convention.min_grade, bool):
-            raise UsageError(f"min_grade must be a finite number or None, got {convention.min_grade!r}")
+    for name in ("min_grade", "judged_grade", "unjudged_grade"):
+        _check_number(name, getattr(convention, name))
 
 # %% ../nbs/12_presets.ipynb #ec6e59fb
 @dataclass(frozen=True)
@@ -67,6 +77,12 @@ class Convention:
     missing_queries: str = "skip"
     zero_idcg: str = "zero"
     max_docs: int | None = None
+    unjudged_queries: str = "skip"      # a run's query without judgments: left out, or scored 0
+    ideal_negatives: str = "drop"       # documents of negative gain in the ideal ranking: left out, or kept last
+    judged_grade: float | None = None   # every judged document's grade, whatever its judgment ("judged means relevant")
+    unjudged_grade: float | None = None # the grade of a retrieved unjudged document (never in the ideal)
+    aggregation: str = "mean"           # how per-query values become one number
+    default_depth: int | None = None    # the depth of a measure named without one (None: the whole ranking)
     preset: str | None = None
     ideal: dataclasses.InitVar[str | None] = None    # the name of `normalization` before version 0.3
 
