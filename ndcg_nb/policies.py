@@ -15,10 +15,11 @@ from .hookspecs import hookimpl
 from .segments import ranks_from_lengths
 
 # %% auto #0
-__all__ = ['ZERO_IDCG_POLICIES', 'linear_gain', 'exponential_gain', 'table_gain', 'log2_discount', 'log_discount',
-           'natural_log_discount', 'no_discount', 'check_depth', 'cut_truncation', 'pad_truncation',
-           'judged_normalization', 'retrieved_normalization', 'minmax_normalization', 'full_normalization',
-           'register_gains', 'register_discounts', 'register_truncations', 'register_normalizations']
+__all__ = ['ZERO_IDCG_POLICIES', 'linear_gain', 'exponential_gain', 'table_gain', 'positive_gain', 'shifted_exponential_gain',
+           'log2_discount', 'log_discount', 'natural_log_discount', 'no_discount', 'inverse_rank_discount',
+           'jk_discount', 'check_depth', 'cut_truncation', 'pad_truncation', 'judged_normalization',
+           'retrieved_normalization', 'minmax_normalization', 'full_normalization', 'register_gains',
+           'register_discounts', 'register_truncations', 'register_normalizations']
 
 # %% ../nbs/03_policies.ipynb #36c8b696
 def linear_gain(grades: np.ndarray) -> np.ndarray:
@@ -60,6 +61,21 @@ def table_gain(grades: np.ndarray, table) -> np.ndarray:
                          f"{', '.join(f'{g:g}' for g in keys)})")
     return values[position]
 
+# %% ../nbs/03_policies.ipynb #d3845b8d
+def positive_gain(grades: np.ndarray) -> np.ndarray:
+    "1 for a grade above 0, else 0: relevance as yes or no (RecBole, Spark's binary `ndcgAt`)."
+    return (np.asarray(grades, dtype=float) > 0).astype(float)
+
+# %% ../nbs/03_policies.ipynb #b251cad0
+def shifted_exponential_gain(grades: np.ndarray, threshold: float = 0.0) -> np.ndarray:
+    "`2**(rel - threshold + 1) - 1` for grades at or above `threshold`, else 0 (Elliot's nDCG; threshold 0 by default)."
+    threshold = float(threshold)
+    if not math.isfinite(threshold):
+        raise ValueError(f"the shifted exponential gain needs a finite threshold, got {threshold}")
+    grades = np.asarray(grades, dtype=float)
+    above = grades >= threshold
+    return np.where(above, np.power(2.0, np.where(above, grades - threshold + 1, 0)) - 1.0, 0.0)
+
 # %% ../nbs/03_policies.ipynb #25a03be9
 def log2_discount(ranks: np.ndarray) -> np.ndarray:
     "`1 / log2(rank + 1)`: the standard discount, weight 1 at rank 1."
@@ -86,6 +102,19 @@ def natural_log_discount(ranks: np.ndarray) -> np.ndarray:
 def no_discount(ranks: np.ndarray) -> np.ndarray:
     "Weight 1 at every rank: DCG becomes plain cumulative gain (CG)."
     return np.ones(np.shape(ranks), dtype=float)
+
+# %% ../nbs/03_policies.ipynb #b2922b46
+def inverse_rank_discount(ranks: np.ndarray) -> np.ndarray:
+    "`1 / rank` (CatBoost's NDCG with `denominator=Position`)."
+    return 1.0 / np.asarray(ranks, dtype=float)
+
+# %% ../nbs/03_policies.ipynb #d1743a2c
+def jk_discount(ranks: np.ndarray, base: float = 2) -> np.ndarray:
+    "Weight 1 before rank `base`, `1 / log_base(rank)` from it on (Järvelin and Kekäläinen; NTCIREVAL's nDCG)."
+    base = _log_base(base)
+    ranks = np.asarray(ranks, dtype=float)
+    discounted = ranks >= base
+    return np.where(discounted, math.log(base) / np.log(np.where(discounted, ranks, 2.0)), 1.0)
 
 # %% ../nbs/03_policies.ipynb #4d009dee
 ZERO_IDCG_POLICIES = ("zero", "one", "skip", "nan", "raise")   # what a list with IDCG <= 0 scores (see core)
@@ -145,6 +174,9 @@ def register_gains(register):
     register("linear", linear_gain, "the grade itself (rel)")
     register("exponential", exponential_gain, "base**rel - 1, base=2 by default")
     register("table", table_gain, "look each grade up in a table (sequence or mapping)")
+    register("positive", positive_gain, "1 for a grade above 0, else 0 (RecBole, Spark binary)")
+    register("shifted_exponential", shifted_exponential_gain,
+             "2**(rel - threshold + 1) - 1 for rel >= threshold, else 0; threshold=0 (Elliot)")
 
 @hookimpl
 def register_discounts(register):
@@ -152,6 +184,8 @@ def register_discounts(register):
     register("log", log_discount, "1 / log_base(rank + 1), base=2 by default, 'e' for ln")
     register("ln", natural_log_discount, "1 / ln(rank + 1)")
     register("none", no_discount, "weight 1 at every rank (plain CG)")
+    register("inverse_rank", inverse_rank_discount, "1 / rank (CatBoost denominator=Position)")
+    register("jk", jk_discount, "1 before rank base, 1 / log_base(rank) from it; base=2 (Jarvelin-Kekalainen, NTCIREVAL nDCG)")
 
 @hookimpl
 def register_truncations(register):
