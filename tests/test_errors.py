@@ -38,7 +38,7 @@ def test_mixed_nesting():
 
 def test_unknown_policy_lists_installed():
     with pytest.raises(UnknownPolicyError, match="unknown discount policy 'log3'; installed discount policies: "
-                                                 "ln, log, log2, none"):
+                                                 "inverse_rank, jk, ln, log, log2, none"):
         ndcg([1, 0], discount="log3")
 
 

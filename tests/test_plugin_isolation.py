@@ -103,7 +103,7 @@ def test_a_plugin_that_fails_half_way_leaves_nothing_behind(broken_report):
 def test_builtins_are_listed_as_ok(broken_report):
     builtins = broken_report["rows"]["ndcg_nb.builtins"]
     assert builtins["status"] == "ok" and builtins["error"] is None
-    assert builtins["discounts"] == ["ln", "log", "log2", "none"]
+    assert builtins["discounts"] == ["inverse_rank", "jk", "ln", "log", "log2", "none"]
 
 
 def test_cli_plugins_lists_the_broken_ones_and_exits_0(tmp_path):
