@@ -51,7 +51,7 @@ def _no_repeats(tidy: pd.DataFrame, what: str, where: str):
                               f"{first['subtopic']!r} of query {first['query']!r} ({where}s "
                               f"{', '.join(map(str, tidy['line'][same]))}); keep one judgment")
 
-# %% ../nbs/19_alpha_ndcg.ipynb #93e54ef6
+# %% ../nbs/19_alpha_ndcg.ipynb #8c8b4f2e
 def _tidy_subtopics(frame: pd.DataFrame, what: str, where: str) -> pd.DataFrame:
     "Ids as string categories in order of first appearance, grades as floats, lines kept; repeats refused."
     frame = frame.reset_index(drop=True)
@@ -62,13 +62,13 @@ def _tidy_subtopics(frame: pd.DataFrame, what: str, where: str) -> pd.DataFrame:
     tidy.attrs["source"] = what
     return tidy
 
-# %% ../nbs/19_alpha_ndcg.ipynb #70249841
+# %% ../nbs/19_alpha_ndcg.ipynb #be1f3227
 def read_subtopic_qrels(path) -> pd.DataFrame:
     "Read TREC diversity qrels (`query subtopic doc relevance`, plain or gzip) into `query, subtopic, doc, relevance, line`."
     source = str(path)
     return _tidy_subtopics(_subtopic_lines(checked_text(Path(path).read_bytes(), source), source), source, "line")
 
-# %% ../nbs/19_alpha_ndcg.ipynb #9d33aec7
+# %% ../nbs/19_alpha_ndcg.ipynb #ebd545ee
 def _from_nested(nested: dict) -> pd.DataFrame:
     "The rows of `{query: {subtopic: {doc: relevance}}}`, numbered from 0."
     rows = []
@@ -80,7 +80,7 @@ def _from_nested(nested: dict) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=list(SUBTOPIC_FIELDS), dtype=object)
     return frame.assign(line=np.arange(len(frame), dtype=np.int64))
 
-# %% ../nbs/19_alpha_ndcg.ipynb #693ccc18
+# %% ../nbs/19_alpha_ndcg.ipynb #33f6d9cc
 def as_subtopic_qrels(subtopic_qrels) -> pd.DataFrame:
     "Subtopic qrels from a TREC diversity qrels path, a DataFrame or a dict `{query: {subtopic: {doc: relevance}}}`."
     if isinstance(subtopic_qrels, (str, Path)):
@@ -99,7 +99,7 @@ def as_subtopic_qrels(subtopic_qrels) -> pd.DataFrame:
     frame = subtopic_qrels[list(SUBTOPIC_FIELDS)].assign(line=np.arange(len(subtopic_qrels), dtype=np.int64))
     return _tidy_subtopics(frame, "subtopic qrels frame", "row")
 
-# %% ../nbs/19_alpha_ndcg.ipynb #e09ba522
+# %% ../nbs/19_alpha_ndcg.ipynb #a1f4d84c
 def judgment_tables(qrels: pd.DataFrame, relevance_level: float = 1) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     "Per query: its judged docs (sorted ids) and a docs x subtopics table, True where grade >= `relevance_level`."
     relevant = qrels["relevance"].to_numpy() >= relevance_level
@@ -114,7 +114,7 @@ def judgment_tables(qrels: pd.DataFrame, relevance_level: float = 1) -> dict[str
         tables[str(query)] = (docs, table)
     return tables
 
-# %% ../nbs/19_alpha_ndcg.ipynb #7b24c9b8
+# %% ../nbs/19_alpha_ndcg.ipynb #c50dd275
 def novelty_gains(relevant: np.ndarray, alpha: float = 0.5) -> np.ndarray:
     "Each row's gain: the sum over its subtopics of (1 - alpha) ** (number of earlier rows relevant to it)."
     relevant = np.asarray(relevant, dtype=bool).reshape(len(relevant), -1)
@@ -125,7 +125,7 @@ def novelty_gains(relevant: np.ndarray, alpha: float = 0.5) -> np.ndarray:
         gains += np.where(relevant[:, column], decay[earlier[:, column]], 0.0)
     return gains
 
-# %% ../nbs/19_alpha_ndcg.ipynb #3689c08a
+# %% ../nbs/19_alpha_ndcg.ipynb #1c9611f2
 def greedy_ideal(docs: np.ndarray, relevant: np.ndarray, alpha: float = 0.5, k: int = 20) -> tuple[np.ndarray, np.ndarray]:
     "The first `k` picks of ndeval's greedy ideal (indices into `docs`, sorted ids) and their gains."
     weight = np.ones(relevant.shape[1])
@@ -143,7 +143,7 @@ def greedy_ideal(docs: np.ndarray, relevant: np.ndarray, alpha: float = 0.5, k: 
         weight[relevant[best]] *= 1.0 - alpha
     return np.array(picks, dtype=np.int64), np.array(gains)
 
-# %% ../nbs/19_alpha_ndcg.ipynb #3526344c
+# %% ../nbs/19_alpha_ndcg.ipynb #5e432c50
 def _discounts(k: int) -> np.ndarray:
     "ndeval's discount for ranks 0 .. k-1: log(2) / log(rank + 2)."
     return np.array([math.log(2.0) / math.log(rank + 2.0) for rank in range(k)])
@@ -159,7 +159,7 @@ def _scaled_dcg(gains: np.ndarray, k: int, alpha: float, subtopics: int) -> floa
     ideal_ideal = np.cumprod(np.r_[float(subtopics), np.full(k - 1, 1.0 - alpha)])
     return float(dcg / np.cumsum(ideal_ideal * discount)[-1])
 
-# %% ../nbs/19_alpha_ndcg.ipynb #e4a31438
+# %% ../nbs/19_alpha_ndcg.ipynb #048716bc
 def ranked_run(run, k: int | None = None) -> dict[str, np.ndarray]:
     "Each query's first `k` doc ids (all if None) as pyndeval ranks them: score descending, then id ascending."
     run = as_run(run)
@@ -171,7 +171,7 @@ def ranked_run(run, k: int | None = None) -> dict[str, np.ndarray]:
         ranked[str(query)] = doc_ids[rows][order[:k]]
     return ranked
 
-# %% ../nbs/19_alpha_ndcg.ipynb #297570f1
+# %% ../nbs/19_alpha_ndcg.ipynb #3427a05f
 def _query_alpha_ndcg(docs: np.ndarray, relevant: np.ndarray, ranked: np.ndarray, k: int, alpha: float) -> float:
     "alpha-nDCG@k of one query's `ranked` doc ids against its judgment table (`docs`, `relevant`)."
     subtopics = int(relevant.any(axis=0).sum())   # subtopics with at least one relevant document
@@ -187,7 +187,7 @@ def _query_alpha_ndcg(docs: np.ndarray, relevant: np.ndarray, ranked: np.ndarray
     ideal = _scaled_dcg(greedy_ideal(docs, relevant, alpha, k)[1], k, alpha, subtopics)
     return dcg / ideal
 
-# %% ../nbs/19_alpha_ndcg.ipynb #2faa29e9
+# %% ../nbs/19_alpha_ndcg.ipynb #082cf355
 @dataclass(frozen=True)
 class AlphaNDCG:
     "alpha-nDCG@k of a run: per scored query (the run's order) and the mean over them, with the settings used."
@@ -201,7 +201,7 @@ class AlphaNDCG:
         "The per-query values as a DataFrame with columns `query` and `alpha_ndcg`."
         return pd.DataFrame({"query": list(self.per_query), "alpha_ndcg": list(self.per_query.values())})
 
-# %% ../nbs/19_alpha_ndcg.ipynb #be09ec14
+# %% ../nbs/19_alpha_ndcg.ipynb #425b19f6
 def _check_settings(k, alpha, relevance_level):
     "A UsageError unless k is a positive integer, alpha a number in [0, 1] and relevance_level a finite number."
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
@@ -211,7 +211,7 @@ def _check_settings(k, alpha, relevance_level):
     if isinstance(relevance_level, bool) or not isinstance(relevance_level, Real) or not math.isfinite(relevance_level):
         raise UsageError(f"relevance_level must be a finite number, got {relevance_level!r}")
 
-# %% ../nbs/19_alpha_ndcg.ipynb #a7e2e485
+# %% ../nbs/19_alpha_ndcg.ipynb #22a91c34
 def alpha_ndcg(subtopic_qrels, run, k: int = 20, alpha: float = 0.5, relevance_level: float = 1) -> AlphaNDCG:
     "alpha-nDCG@k of `run` against `subtopic_qrels`, per query and mean, as ndeval (pyndeval) computes it."
     _check_settings(k, alpha, relevance_level)
