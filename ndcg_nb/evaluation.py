@@ -50,6 +50,9 @@ weighted mean, for one run in memory."""
         return evaluate_runs(qrels, run, measures, preset=preset, qrels_duplicates=qrels_duplicates,
                              progress=progress, **overrides)
     if bounds:
+        averaged = [m.name for m in parse_measures(measures) if m.kind != "ndcg"]
+        if averaged:
+            raise UsageError(f"bounds=True takes NDCGs at one depth; {averaged[0]} averages several depths")
         return tie_and_unjudged_bounds(qrels, run, measures, preset=preset, qrels_duplicates=qrels_duplicates,
                                        **overrides)
     return score_run(qrels, run, measures, preset=preset, progress=progress, qrels_duplicates=qrels_duplicates,
