@@ -27,14 +27,17 @@ def _engine_of(qrels, run) -> str | None:
 
 # %% ../nbs/24_evaluation.ipynb #e76a4957
 def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", progress=None, qrels_duplicates: str = "error",
-             bounds: bool = False, no_common_query: str = "error", **overrides):
+             bounds: bool = False, no_common_query: str = "error", query_weights=None, **overrides):
     """NDCG of `run` against `qrels` for each measure, under `preset` with `overrides` (any `Convention` field):
     an `Evaluation`. Several runs (a list, or a dict of name -> run) give a `compare.RunsEvaluation`; `bounds=True`
     gives a `value_bounds.Bounds`: how far tie orders and unjudged documents could move each value. Dask and Spark
     DataFrames are evaluated where they live (`ndcg_nb.distributed`). A run that shares no query with the qrels is
     an error, unless `no_common_query='score'`: then every judged query is missing from the run (what one shard of
-    a larger run can be)."""
+    a larger run can be). `query_weights` (a dict or pandas Series, query id -> weight) make the aggregate a
+weighted mean, for one run in memory."""
     engine = _engine_of(qrels, run)
+    if query_weights is not None and (engine is not None or bounds or is_run_collection(run)):
+        raise UsageError("query_weights are taken for one run in memory, without bounds; evaluate each run on its own")
     if engine is not None:
         if bounds or is_run_collection(run):
             raise UsageError(f"{engine} DataFrames are evaluated one run at a time, without bounds")
@@ -47,7 +50,10 @@ def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", progress=Non
         return evaluate_runs(qrels, run, measures, preset=preset, qrels_duplicates=qrels_duplicates,
                              progress=progress, **overrides)
     if bounds:
+        averaged = [m.name for m in parse_measures(measures) if m.kind != "ndcg"]
+        if averaged:
+            raise UsageError(f"bounds=True takes NDCGs at one depth; {averaged[0]} averages several depths")
         return tie_and_unjudged_bounds(qrels, run, measures, preset=preset, qrels_duplicates=qrels_duplicates,
                                        **overrides)
     return score_run(qrels, run, measures, preset=preset, progress=progress, qrels_duplicates=qrels_duplicates,
-                     no_common_query=no_common_query, **overrides)
+                     no_common_query=no_common_query, query_weights=query_weights, **overrides)

@@ -17,7 +17,7 @@ from .errors import PluginError
 from .presets import Convention
 
 # %% auto #0
-__all__ = ['TREC_CUTOFFS', 'Measure', 'parse_measure', 'parse_measures']
+__all__ = ['TREC_CUTOFFS', 'TREC_AVERAGED', 'Measure', 'parse_measure', 'parse_measures']
 
 # %% ../nbs/14_measures.ipynb #7cc76143
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -28,6 +28,10 @@ class Measure:
     k: int | None
     gains: tuple = ()       # ((grade, gain), ...) for trec_eval's ndcg.rel=gain,...
     overrides: tuple = ()   # ((field, value), ...): the convention fields a plugin's measure stands for
+    kind: str = "ndcg"       # "ndcg", or trec_eval's averaged variants "ndcg_rel" and "Rndcg" (module trec_measures)
+
+# %% ../nbs/14_measures.ipynb #2e3b9cc7
+TREC_AVERAGED = ("ndcg_rel", "Rndcg")
 
 # %% ../nbs/14_measures.ipynb #fd3499b6
 def _depth(text: str, measure: str, trec_style: bool = False) -> int:
@@ -116,6 +120,8 @@ def parse_measure(name: str) -> list[Measure]:
         return [Measure(f"ndcg_cut_{k}", k)]
     if text == "ndcg":
         return [Measure("ndcg", None)]
+    if text in TREC_AVERAGED:
+        return [Measure(text, None, kind=text)]
     if text == "ndcg_cut":
         return [Measure(f"ndcg_cut_{k}", k) for k in TREC_CUTOFFS]
     cut = re.fullmatch(r"ndcg_cut[._](\S+)", text)

@@ -5,6 +5,7 @@
 # %% ../nbs/16_scoring.ipynb #e1e161bb
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import sys
@@ -20,13 +21,14 @@ from .errors import InputError, UsageError
 from .judgments import (RANKING_FIELDS, judged_pool, judged_queries, join_run, no_common_query_message,
                                policy_context, ranked_batch)
 from .measures import Measure, parse_measure, parse_measures
+from .trec_measures import averaged_ndcg
 from .plugins import parse_policy_spec
 from .presets import Convention
 from .resolution import resolve_convention
 from .runs import as_qrels, as_run
 
 # %% auto #0
-__all__ = ['json_value', 'Evaluation', 'measure_summary', 'score_run']
+__all__ = ['json_value', 'Evaluation', 'aggregate', 'measure_summary', 'query_weight_table', 'score_run']
 
 # %% ../nbs/16_scoring.ipynb #49cfaaee
 def json_value(value):
@@ -103,6 +105,14 @@ def _conventions(preset, overrides: dict, wanted: list[Measure]) -> tuple[Conven
     return convention, {m.overrides: resolve_convention(convention, **dict(m.overrides)) if m.overrides else convention
                         for m in wanted}
 
+# %% ../nbs/16_scoring.ipynb #c1eb657d
+def _at_default_depth(wanted: list[Measure], conventions: dict) -> list[Measure]:
+    "`wanted`, each NDCG named without a depth given its convention's `default_depth` (if set); names unchanged."
+    def depth_of(measure: Measure):
+        default = conventions[measure.overrides].default_depth
+        return default if measure.k is None and measure.kind == "ndcg" and default is not None else measure.k
+    return [dataclasses.replace(m, k=depth_of(m)) for m in wanted]
+
 # %% ../nbs/16_scoring.ipynb #e3d83850
 class _Rankings:
     "The joined lines and ranked batch of each convention, made once for the conventions that rank alike."
@@ -122,9 +132,11 @@ class _Rankings:
 
 # %% ../nbs/16_scoring.ipynb #02417f6a
 def _depth_groups(wanted: list[Measure]) -> dict[tuple, list]:
-    "The depths asked for under each (custom gains, convention changes), in the order first asked."
+    "The depths of the NDCGs asked for under each (custom gains, convention changes), in the order first asked."
     depths_of = {}
     for measure in wanted:
+        if measure.kind != "ndcg":
+            continue
         depths_of.setdefault((measure.gains, measure.overrides), []).append(measure.k)
     return depths_of
 
@@ -147,6 +159,21 @@ def _score_group(rankings: _Rankings, conv: Convention, gains: tuple, depths: li
     return score_depths(batch, depths, ideal=pool, gain=gain, discount=conv.discount, truncation=conv.truncation,
                         normalization=conv.normalization, tie_groups=groups, context=context, ideal_context=ideal_context)
 
+# %% ../nbs/16_scoring.ipynb #83d0ae46
+def _averaged_score(rankings: _Rankings, conv: Convention, kind: str) -> tuple:
+    "`(value, 1 or 0, 0, 1 or 0)` of trec_eval's `ndcg_rel` or `Rndcg` (`kind`) for every judged query."
+    asked = {"gain": "linear", "discount": "log2", "normalization": "judged", "truncation": "cut"}
+    for field, value in asked.items():
+        if getattr(conv, field) != value:
+            raise UsageError(f"{kind} is trec_eval's measure: it takes {field}={value!r}, not {getattr(conv, field)!r}")
+    if conv.ties == "average":
+        raise UsageError(f"{kind} is trec_eval's measure: it ranks tied documents in one order; ties='average' is not one")
+    batch = rankings(conv)[1]
+    pool = judged_pool(rankings.qrels, rankings.qrels_query, len(rankings.queries), conv)
+    values, has_relevant = averaged_ndcg(kind, batch, pool)
+    one = has_relevant.astype(float)
+    return values, one, 0.0, one
+
 # %% ../nbs/16_scoring.ipynb #16e701bb
 def _query_values(dcg, low, high, in_run: np.ndarray, queries, convention: Convention) -> tuple:
     "Each query's value, whether its IDCG is 0, whether it is counted, and whether it is in the mean."
@@ -156,29 +183,66 @@ def _query_values(dcg, low, high, in_run: np.ndarray, queries, convention: Conve
     in_mean = counted & ~(undefined & (convention.zero_idcg == "skip"))
     return values, undefined, counted, in_mean
 
+# %% ../nbs/16_scoring.ipynb #41ef4f5a
+def aggregate(values, how: str = "mean", weights=None) -> float:
+    "One number of `values`: their mean (weighted by `weights` if given), median, lower_median, min or max; NaN if none."
+    values = np.asarray(values, dtype=float)
+    if len(values) == 0:
+        return float("nan")
+    if weights is not None:
+        weights = np.asarray(weights, dtype=float)
+        if not weights.sum() > 0:
+            raise UsageError("the query weights of the queries in the mean sum to 0; give some query a positive weight")
+        return float(np.dot(weights, values) / weights.sum())
+    if how == "lower_median":
+        return float(np.sort(values)[(len(values) - 1) // 2])
+    return float({"mean": np.mean, "median": np.median, "min": np.min, "max": np.max}[how](values))
+
 # %% ../nbs/16_scoring.ipynb #5082c9e2
-def _summary_row(name: str, values, undefined, counted, in_mean, in_run, zero_idcg: str) -> dict:
-    "A measure's mean and counts: queries in the mean, missing ones skipped or scored 0, IDCG-0 ones and those skipped."
+def _summary_row(name: str, values, undefined, counted, in_mean, in_run, convention: Convention, weights=None) -> dict:
+    "A measure's aggregate and counts: queries in it, missing ones skipped or scored 0, IDCG-0 ones and those skipped."
     missing = ~in_run
-    mean = float(values[in_mean].mean()) if in_mean.any() else float("nan")
-    if zero_idcg == "nan" and (undefined & in_mean).any():
-        mean = float("nan")
-    return {"measure": name, "value": mean, "n_queries": int(in_mean.sum()),
+    value = aggregate(values[in_mean], convention.aggregation, None if weights is None else weights[in_mean])
+    if convention.zero_idcg == "nan" and (undefined & in_mean).any():
+        value = float("nan")
+    return {"measure": name, "value": value, "n_queries": int(in_mean.sum()),
             "n_missing_skipped": int((missing & ~counted).sum()),
             "n_missing_scored_zero": int((missing & counted).sum()),
             "n_zero_idcg": int((undefined & ~missing).sum()),
             "n_zero_idcg_skipped": int((undefined & ~missing & ~in_mean).sum())}
 
 # %% ../nbs/16_scoring.ipynb #d31af754
+def _weights_of(name: str, queries: np.ndarray, in_mean: np.ndarray, weights: dict | None) -> np.ndarray | None:
+    "Each query's weight (NaN where none is given); an error naming the first query in the mean without one."
+    if weights is None:
+        return None
+    found = np.array([weights.get(str(q), np.nan) for q in queries], dtype=float)
+    lacking = queries[in_mean & np.isnan(found)]
+    if len(lacking):
+        raise UsageError(f"query {str(lacking[0])!r} is in the {name} mean but query_weights gives it no weight "
+                         f"({len(lacking)} such query(s))")
+    return found
+
 def measure_summary(name: str, queries: np.ndarray, dcg: np.ndarray, idcg: np.ndarray, low, high,
-                    in_run: np.ndarray, convention: Convention) -> tuple[pd.DataFrame, dict]:
+                    in_run: np.ndarray, convention: Convention, *, unjudged=(), weights: dict | None = None
+                    ) -> tuple[pd.DataFrame, dict]:
     """One measure's per-query rows (`query, measure, value, dcg, idcg, status, counted`) and its summary row
-    (`measure, value` and the counts), from every judged query's DCG, IDCG and normalization references."""
+    (`measure, value` and the counts), from every judged query's DCG, IDCG and normalization references, and the
+    run's `unjudged` queries (scored 0 under `unjudged_queries="zero"`). `weights`: query id -> weight, for a
+    weighted mean."""
     values, undefined, counted, in_mean = _query_values(dcg, low, high, in_run, queries, convention)
     status = np.where(~in_run, "missing_from_run", np.where(undefined, "zero_idcg", "ok"))
+    extra, zeros, yes = len(unjudged), np.zeros(len(unjudged)), np.ones(len(unjudged), dtype=bool)
+    queries, status = np.r_[queries, np.asarray(unjudged, dtype=object)], np.r_[status, ["missing_from_qrels"] * extra]
+    values, dcg, idcg = np.r_[values, zeros], np.r_[dcg, zeros], np.r_[idcg, zeros]
+    undefined, counted, in_mean, in_run = np.r_[undefined, ~yes], np.r_[counted, yes], np.r_[in_mean, yes], np.r_[in_run, yes]
     rows = pd.DataFrame({"query": queries, "measure": name, "value": values, "dcg": dcg, "idcg": idcg,
                          "status": status, "counted": in_mean})
-    return rows, _summary_row(name, values, undefined, counted, in_mean, in_run, convention.zero_idcg)
+    row = _summary_row(name, values, undefined, counted, in_mean, in_run, convention,
+                       _weights_of(name, queries, in_mean, weights))
+    if convention.unjudged_queries == "zero":
+        row["n_unjudged_scored_zero"] = extra
+    return rows, row
 
 # %% ../nbs/16_scoring.ipynb #8963d185
 def _shown_rows(frames: list[pd.DataFrame]) -> pd.DataFrame:
@@ -186,30 +250,64 @@ def _shown_rows(frames: list[pd.DataFrame]) -> pd.DataFrame:
     per_query = pd.concat(frames, ignore_index=True)
     return per_query[per_query.counted | (per_query.status != "missing_from_run")].reset_index(drop=True)
 
+# %% ../nbs/16_scoring.ipynb #75dadfe6
+def query_weight_table(query_weights, conventions) -> dict | None:
+    "`query_weights` (a dict or Series, query id -> weight) as a dict of str -> float, checked; None stays None."
+    if query_weights is None:
+        return None
+    if not isinstance(query_weights, (dict, pd.Series)):
+        raise UsageError(f"query_weights must be a dict or a pandas Series of query id -> weight, "
+                         f"not {type(query_weights).__name__}")
+    for conv in conventions:
+        if conv.aggregation != "mean":
+            raise UsageError(f"query_weights make a weighted mean: they take aggregation='mean', not {conv.aggregation!r}")
+    table = {}
+    for query, weight in query_weights.items():
+        try:
+            value = float(weight)
+        except (TypeError, ValueError):
+            value = float("nan")
+        if isinstance(weight, (bool, np.bool_)) or not math.isfinite(value) or value < 0:
+            raise UsageError(f"query_weights: query {str(query)!r} has weight {weight!r}; a weight is a finite number >= 0")
+        table[str(query)] = value
+    return table
+
+# %% ../nbs/16_scoring.ipynb #6fb9c0d5
+def _run_only_queries(run: pd.DataFrame, queries: np.ndarray) -> np.ndarray:
+    "The run's query ids that are not among the judged `queries`, sorted."
+    in_run = set(pd.Index(pd.unique(run["query"])).astype(str))
+    return np.asarray(sorted(in_run - set(queries)), dtype=object)
+
 # %% ../nbs/16_scoring.ipynb #468b9912
 def score_run(qrels, run, measures=("ndcg",), *, preset="trec_eval", progress=None, qrels_duplicates: str = "error",
-              no_common_query: str = "error", **overrides) -> Evaluation:
+              no_common_query: str = "error", query_weights=None, **overrides) -> Evaluation:
     """NDCG of one in-memory `run` against `qrels` for each measure, under `preset` with `overrides` (any
     `Convention` field). A run that shares no query with the qrels is an error, unless `no_common_query='score'`:
-    then every judged query is missing from the run (what one shard of a larger run can be)."""
+    then every judged query is missing from the run (what one shard of a larger run can be). `query_weights`
+(a dict or Series, query id -> weight) make the aggregate a weighted mean."""
     if no_common_query not in ("error", "score"):
         raise UsageError(f"no_common_query must be 'error' or 'score', not {no_common_query!r}")
     wanted = parse_measures(measures)
     convention, conventions = _conventions(preset, overrides, wanted)
+    wanted = _at_default_depth(wanted, conventions)
+    weights = query_weight_table(query_weights, conventions.values())
     bar = _Progress(len(wanted) + 2, progress)
     qrels, run = as_qrels(qrels, duplicates=qrels_duplicates), as_run(run)
     bar.step("read")
     queries, qrels_query = judged_queries(qrels)
     rankings = _Rankings(run, qrels, queries, qrels_query, no_common_query)
     rankings(convention)
+    run_only = _run_only_queries(run, queries)
     bar.step("ranked")
     scores = {(gains, fields): _score_group(rankings, conventions[fields], gains, depths)
               for (gains, fields), depths in _depth_groups(wanted).items()}
     frames, summary = [], []
     for measure in wanted:
         conv = conventions[measure.overrides]
-        dcg, idcg, low, high = scores[measure.gains, measure.overrides][measure.k]
-        rows, row = measure_summary(measure.name, queries, dcg, idcg, low, high, rankings(conv)[0].in_run, conv)
+        dcg, idcg, low, high = (scores[measure.gains, measure.overrides][measure.k] if measure.kind == "ndcg"
+                                else _averaged_score(rankings, conv, measure.kind))
+        rows, row = measure_summary(measure.name, queries, dcg, idcg, low, high, rankings(conv)[0].in_run, conv,
+                                    unjudged=run_only if conv.unjudged_queries == "zero" else (), weights=weights)
         frames.append(rows)
         summary.append(row)
         bar.step(measure.name)
