@@ -347,6 +347,16 @@ def _tag_of(run, storage_options: dict) -> str:
         return "" if all(_is_parquet(str(p)) for p in paths) else _run_tag(run, storage_options)
     return run.attrs.get("tag", "") if isinstance(run, pd.DataFrame) else ""
 
+# %% ../nbs/22_distributed.ipynb #e4a586c8
+def _check_supported(convention) -> None:
+    "Refuse the convention fields the partitioned engines do not carry through yet, rather than ignore them."
+    if convention.aggregation != "mean":
+        raise UsageError(f"aggregation={convention.aggregation!r} is not supported on Dask or Spark yet (partitions "
+                         "add up sums); evaluate in memory, or use aggregation='mean'")
+    if convention.unjudged_queries != "skip":
+        raise UsageError("unjudged_queries='zero' is not supported on Dask or Spark yet: a partition without "
+                         "judgments is skipped; evaluate in memory")
+
 # %% ../nbs/22_distributed.ipynb #2e9ddca4
 def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", qrels_duplicates: str = "error",
              npartitions: int | None = None, per_query: bool = True, write_per_query: str | None = None,
@@ -359,6 +369,7 @@ def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", qrels_duplic
     dd, dask = _need("dask.dataframe", "dask"), _need("dask", "dask")
     wanted, names = _measures(measures)
     convention = resolve_convention(preset, **overrides)
+    _check_supported(convention)
     storage_options = storage_options or {}
     tag = _tag_of(run, storage_options)
     write_to = None if write_per_query is None else _new_directory(write_per_query, storage_options)
@@ -423,6 +434,7 @@ def evaluate_spark(qrels, run, measures=("ndcg",), *, preset="trec_eval", qrels_
                             f"{type(frame).__name__} (spark.createDataFrame(frame) makes one)")
     wanted, names = _measures(measures)
     convention = resolve_convention(preset, **overrides)
+    _check_supported(convention)
     needed = _needed_plugins(convention, wanted)
     both = _spark_rows(run, "run").unionByName(_spark_rows(qrels, "qrels"))
     buckets = npartitions or int(run.sparkSession.conf.get("spark.sql.shuffle.partitions"))

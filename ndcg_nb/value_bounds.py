@@ -5,11 +5,13 @@
 # %% ../nbs/19_value_bounds.ipynb #6fe318d0
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from .errors import UsageError
 from .judgments import join_run, judged_queries, rank_order
 from .measures import parse_measures
 from .plugins import resolve_policy
@@ -114,6 +116,16 @@ def _with_judged_fraction(per_query: pd.DataFrame, aggregate: pd.DataFrame, line
     counted = per_query[per_query["counted"]].groupby("measure")["judged_fraction"].mean()
     return per_query, aggregate.merge(counted.reset_index(), on="measure", how="left")
 
+# %% ../nbs/19_value_bounds.ipynb #7b4f768f
+def _bounded_measures(measures, convention) -> list:
+    "The measures to bound: NDCG at a depth (a measure named without one takes `convention.default_depth`)."
+    wanted = parse_measures(measures)
+    other = [m.name for m in wanted if m.kind != "ndcg"]
+    if other:
+        raise UsageError(f"bounds are computed for NDCG measures only, not {other[0]!r}")
+    return [m if m.k is not None or convention.default_depth is None
+            else dataclasses.replace(m, k=convention.default_depth) for m in wanted]
+
 # %% ../nbs/19_value_bounds.ipynb #bbdc8721
 @dataclass
 class Bounds:
@@ -132,7 +144,7 @@ def bounds(qrels, run, measures=("ndcg",), *, preset="trec_eval", max_grade: flo
     the qrels), and the judged share of the top k (of the documents retrieved there)."""
     convention = resolve_convention(preset, **overrides)
     qrels, run = as_qrels(qrels, duplicates=qrels_duplicates), as_run(run)
-    wanted = parse_measures(measures)
+    wanted = _bounded_measures(measures, convention)
     base = score_run(qrels, run, measures, preset=convention)
     lines = _lines(qrels, run, convention)
     max_grade = float(qrels["relevance"].max()) if max_grade is None else float(max_grade)
