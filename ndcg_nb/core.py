@@ -22,11 +22,29 @@ from .batch import Batch, as_batch
 from .segments import group_mean, list_ids, offsets_from_lengths, positions_in_lists, run_mean, segment_sum, sorted_desc, tie_runs, uniform_length
 
 # %% auto #0
-__all__ = ['TIE_RULES', 'Scores', 'policy_gains', 'discount_weights', 'score_batch', 'ndcg_ratio', 'one_or_many', 'cg', 'dcg',
-           'idcg', 'ndcg', 'DepthScore', 'one_ranking_serves', 'score_depths', 'DatasetScore', 'ndcg_dataset']
+__all__ = ['TIE_RULES', 'IDEAL_NEGATIVES', 'AGGREGATIONS', 'numpy_argsort_order', 'Scores', 'policy_gains', 'discount_weights',
+           'score_batch', 'ndcg_ratio', 'one_or_many', 'cg', 'dcg', 'idcg', 'ndcg', 'DepthScore', 'one_ranking_serves',
+           'score_depths', 'DatasetScore', 'aggregate', 'check_list_weights', 'ndcg_dataset']
 
 # %% ../nbs/07_core.ipynb #783897c2
-TIE_RULES = ("average", "input", "worst", "best")
+TIE_RULES = ("average", "input", "worst", "best", "numpy_argsort")
+IDEAL_NEGATIVES = ("drop", "keep")
+
+# %% ../nbs/07_core.ipynb #07c62208
+def numpy_argsort_order(scores: np.ndarray, offsets: np.ndarray, k: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Indices putting each list in the order `np.argsort(list_scores)[::-1]` gives (NumPy's default, unstable
+    sort, as scikit-learn's `ignore_ties=True`), keeping the first `k` of each list; and the offsets of the result."""
+    lengths = np.diff(offsets)
+    kept = lengths if k is None else np.minimum(lengths, k)
+    new_offsets = offsets_from_lengths(kept)
+    index = np.empty(int(kept.sum()), dtype=np.int64)
+    for length in np.unique(lengths[lengths > 0]):
+        rows = np.flatnonzero(lengths == length)
+        cells = offsets[:-1][rows, None] + np.arange(length)
+        columns = np.argsort(scores[cells], axis=1)[:, ::-1][:, :kept[rows[0]]]
+        places = new_offsets[:-1][rows, None] + np.arange(columns.shape[1])
+        index[places.reshape(-1)] = (columns + offsets[:-1][rows, None]).reshape(-1)
+    return index, new_offsets
 
 # %% ../nbs/07_core.ipynb #68b16d4b
 @dataclass
@@ -105,6 +123,9 @@ def _rank(batch: Batch, gains: np.ndarray, k, ties: str, tie_groups, detail: boo
         hint = (" (trec_eval's document-id rule needs document ids: use evaluate)" if ties == "docno" else "")
         raise UsageError(f"unknown ties rule {ties!r}; choose one of {', '.join(TIE_RULES)}{hint}")
     scores = batch.scores
+    if ties == "numpy_argsort":
+        index, offsets = numpy_argsort_order(scores, batch.offsets, k)
+        return index, gains[index], offsets
     keys = (scores,) if ties in ("input", "average") else (scores, gains if ties == "best" else -gains)
     if ties != "average":
         index, offsets = sorted_desc(keys, batch.offsets, k)
@@ -179,10 +200,11 @@ def _truncation_context(truncation: BoundPolicy, known: dict | None, index: np.n
             "scores": pick(known.get("scores", scores)), "ideal": ideal}
 
 # %% ../nbs/07_core.ipynb #bff373d2
-def _ideal(pool: Batch, pool_gains: np.ndarray, truncation: BoundPolicy, k, detail: bool = True, known=None):
-    """Step 4a: the harmless pool documents by decreasing gain, truncated. Returns (index into pool or -1, grades,
+def _ideal(pool: Batch, pool_gains: np.ndarray, truncation: BoundPolicy, k, detail: bool = True, known=None,
+           keep_negatives: bool = False):
+    """Step 4a: the harmless pool documents (every one, `keep_negatives`) by decreasing gain, truncated. Returns (index into pool or -1, grades,
     offsets). `known`: per-document context of the pool (document ids, judged flags) for the truncation."""
-    harmless = pool_gains >= 0
+    harmless = (pool_gains >= 0) | keep_negatives
     keys = np.where(harmless, pool_gains, -np.inf)
     index, offsets = sorted_desc((keys,), pool.offsets, None if truncation.context else k, stable=detail)
     keep = harmless[index]
@@ -196,10 +218,11 @@ def _ideal(pool: Batch, pool_gains: np.ndarray, truncation: BoundPolicy, k, deta
     return source, grades, offsets
 
 # %% ../nbs/07_core.ipynb #b6b00b72
-def _fill_ideal(pool: Batch, pool_gains, source, grades, gains, offsets):
-    "Step 4b: appended places go to the harmful judged documents that beat the fill; the ideal re-sorted by gain."
+def _fill_ideal(pool: Batch, pool_gains, source, grades, gains, offsets, keep_negatives: bool = False):
+    """Step 4b: appended places go to the harmful judged documents that beat the fill (unless `keep_negatives`
+    already put them in); the ideal re-sorted by gain."""
     appended = source < 0
-    harmful = pool_gains < 0
+    harmful = (pool_gains < 0) & (not keep_negatives)
     if appended.any() and harmful.any():
         lists = list_ids(offsets)
         harmful_index = np.flatnonzero(harmful)
@@ -268,7 +291,8 @@ def _worst_dcg(pool: Batch, pool_gains: np.ndarray, k, dcg_of) -> np.ndarray:
 
 # %% ../nbs/07_core.ipynb #a221f6db
 def _normalize(normalization: BoundPolicy, s: Scores, batch: Batch, pool: Batch, pool_gains, gain, discount,
-               truncation, k, ties, tie_groups, own_pool: bool, max_grades, context) -> tuple[np.ndarray, np.ndarray]:
+               truncation, k, ties, tie_groups, own_pool: bool, max_grades, context,
+               ideal_negatives: str = "drop") -> tuple[np.ndarray, np.ndarray]:
     "Step 7: the references `low` and `high` of the normalization, computing only the context it asks for."
     n = len(s.dcg)
 
@@ -287,7 +311,7 @@ def _normalize(normalization: BoundPolicy, s: Scores, batch: Batch, pool: Batch,
         if own_pool:
             return s.idcg
         return score_batch(batch, k, gain=gain, discount=discount, truncation=truncation, ties=ties,
-                           tie_groups=tie_groups, detail=False, context=context).idcg
+                           tie_groups=tie_groups, detail=False, context=context, ideal_negatives=ideal_negatives).idcg
 
     available = {"ideal_dcg": lambda: s.idcg, "retrieved_ideal_dcg": retrieved_ideal_dcg,
                  "worst_dcg": lambda: _worst_dcg(pool, pool_gains, k, dcg_of), "max_grades": lambda: max_grades,
@@ -376,6 +400,13 @@ def _weighted_sums(discount: BoundPolicy, k, gains, offsets, ideal_gains, ideal_
     return _discounted_sums(gains, offsets, weights), _discounted_sums(ideal_gains, ideal_offsets, weights), weights, None
 
 # %% ../nbs/07_core.ipynb #fe4a3cfd
+def _check_ideal_negatives(ideal_negatives) -> bool:
+    "Whether the ideal keeps documents of negative gain; a clear error for a value that is neither rule."
+    if ideal_negatives not in IDEAL_NEGATIVES:
+        raise UsageError(f"ideal_negatives must be 'drop' (documents of negative gain left out of the ideal ranking) "
+                         f"or 'keep' (ranked last in it), got {ideal_negatives!r}")
+    return ideal_negatives == "keep"
+
 def _labels(gain, discount, truncation, normalization, k, own_pool: bool, ties: str | None) -> dict:
     "What was computed, by name, for reports: the policies' labels, the depth, the pool, the ties rule if one applied."
     labels = {"gain": gain.label, "discount": discount.label, "truncation": truncation.label, "k": k,
@@ -388,13 +419,15 @@ def _labels(gain, discount, truncation, normalization, k, own_pool: bool, ties: 
 def score_batch(batch: Batch, k: int | None = None, *, ideal: Batch | None = None, gain="linear",
                 discount="log2", truncation="cut", ties: str = "average", tie_groups: np.ndarray | None = None,
                 detail: bool = True, normalization="judged", context: dict | None = None,
-                ideal_context: dict | None = None) -> Scores:
+                ideal_context: dict | None = None, ideal_negatives: str = "drop") -> Scores:
     """DCG and IDCG of every list of `batch` at depth `k` (see the steps above), and the references `low` and
     `high` of the `normalization`. With `detail=False` documents of equal gain (or, under `ties="average"`, of
     equal score) may be picked by a partial sort in any order: the values are the same, only which of them
     `source` and `ideal_source` name may differ. `context` and `ideal_context` hold what is known of each
-    document of `batch` and of `ideal` (`doc_ids`, `judged`), for policies that ask for it."""
+    document of `batch` and of `ideal` (`doc_ids`, `judged`), for policies that ask for it. `ideal_negatives`:
+    documents of negative gain are left out of the ideal ranking (`"drop"`) or ranked last in it (`"keep"`)."""
     check_depth(k)
+    keep_negatives = _check_ideal_negatives(ideal_negatives)
     gain, discount, truncation = _policies(gain, discount, truncation)
     normalization = normalization if isinstance(normalization, BoundPolicy) else resolve_policy("normalization", normalization)
     pool = _pool(batch, ideal)
@@ -402,20 +435,23 @@ def score_batch(batch: Batch, k: int | None = None, *, ideal: Batch | None = Non
     max_grades = _max_per_list(pool.grades, pool.offsets) if (gain.context or normalization.context) else None
     batch_gains, pool_gains = _input_gains(gain, batch, ideal, max_grades)
     grades, gains, source, offsets = _ranked(batch, batch_gains, truncation, k, ties, tie_groups, detail, context)
-    ideal_source, ideal_grades, ideal_offsets = _ideal(pool, pool_gains, truncation, k, detail, pool_known)
+    ideal_source, ideal_grades, ideal_offsets = _ideal(pool, pool_gains, truncation, k, detail, pool_known,
+                                                         keep_negatives)
     ideal_gains = _gains_of_kept(pool_gains, ideal_source)
     _fill_appended_gains(gain, max_grades, (grades, gains, source < 0, offsets),
                          (ideal_grades, ideal_gains, ideal_source < 0, ideal_offsets))
     ideal_source, ideal_grades, ideal_gains = _fill_ideal(pool, pool_gains, ideal_source, ideal_grades,
-                                                          ideal_gains, ideal_offsets)
+                                                          ideal_gains, ideal_offsets, keep_negatives)
     dcg, idcg, weights, list_weights = _weighted_sums(discount, k, gains, offsets, ideal_gains, ideal_offsets)
     check_finite_sums(dcg, idcg, gains, batch.single)
     labels = _labels(gain, discount, truncation, normalization, k, ideal is None,
                      ties if batch.scores is not None and tie_groups is None else None)
     scores = Scores(dcg, idcg, grades, gains, offsets, source, ideal_grades, ideal_gains, ideal_offsets,
-                    ideal_source, weights, labels, list_weights=list_weights)
+                    ideal_source, weights, labels if not keep_negatives else {**labels, "ideal_negatives": "keep"},
+                    list_weights=list_weights)
     scores.low, scores.high = _normalize(normalization, scores, batch, pool, pool_gains, gain, discount, truncation,
-                                         k, ties, tie_groups, ideal is None, max_grades, context)
+                                         k, ties, tie_groups, ideal is None, max_grades, context,
+                                         ideal_negatives)
     return scores
 
 # %% ../nbs/07_core.ipynb #a21be611
@@ -457,7 +493,7 @@ def _warn_if_not_ideal(s: Scores, single: bool):
 
 # %% ../nbs/07_core.ipynb #76104680
 def _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores, ties, group_sizes,
-            normalization="judged") -> tuple[Scores, Batch]:
+            normalization="judged", ideal_negatives="drop") -> tuple[Scores, Batch]:
     batch = as_batch(grades, lengths, mask, scores=scores, group_sizes=group_sizes)
     pool = None
     if ideal is not None:
@@ -466,7 +502,7 @@ def _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores,
             raise InputError("ideal= must have the same form as the grades: one list for one list, "
                              "a batch of lists for a batch")
     scores = score_batch(batch, k, ideal=pool, gain=gain, discount=discount, truncation=truncation, ties=ties,
-                         detail=False, normalization=normalization)
+                         detail=False, normalization=normalization, ideal_negatives=ideal_negatives)
     if pool is not None:
         _warn_if_not_ideal(scores, batch.single)
     return scores, batch
@@ -485,9 +521,10 @@ def dcg(grades, k: int | None = None, *, scores=None, ties: str = "average", gai
     return one_or_many(s.dcg, batch)
 
 def idcg(grades, k: int | None = None, *, ideal=None, scores=None, ties: str = "average", gain="linear",
-         discount="log2", truncation="cut", lengths=None, mask=None, group_sizes=None):
+         discount="log2", truncation="cut", lengths=None, mask=None, group_sizes=None, ideal_negatives: str = "drop"):
     "Ideal DCG: the DCG of the best order of `ideal` (default: of the list's own grades) at depth `k`."
-    s, batch = _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores, ties, group_sizes)
+    s, batch = _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores, ties, group_sizes,
+                       ideal_negatives=ideal_negatives)
     return one_or_many(s.idcg, batch)
 
 # %% ../nbs/07_core.ipynb #cd1253c0
@@ -497,11 +534,12 @@ def _normalized(s: Scores, zero_idcg: str, names=None) -> tuple[np.ndarray, np.n
 
 def ndcg(grades, k: int | None = None, *, scores=None, ties: str = "average", ideal=None, gain="linear",
          discount="log2", truncation="cut", normalization="judged", zero_idcg: str = "zero", lengths=None,
-         mask=None, group_sizes=None):
+         mask=None, group_sizes=None, ideal_negatives: str = "drop"):
     """Normalized DCG at depth `k`: DCG / IDCG under the default `normalization`, or between the references of
-    another (`'minmax'`, `'full'`, ...); lists where they leave nothing to divide by follow `zero_idcg`."""
+    another (`'minmax'`, `'full'`, ...); lists where they leave nothing to divide by follow `zero_idcg`.
+    `ideal_negatives="keep"` ranks documents of negative gain last in the ideal instead of leaving them out."""
     s, batch = _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores, ties, group_sizes,
-                       normalization)
+                       normalization, ideal_negatives)
     values, _ = _normalized(s, zero_idcg)
     return one_or_many(values, batch)
 
@@ -541,9 +579,10 @@ def _depths_from_one_ranking(full: Scores, depths) -> dict:
 def score_depths(batch: Batch, depths, *, ideal: Batch | None = None, gain="linear", discount="log2",
                  truncation="cut", normalization="judged", ties: str = "average",
                  tie_groups: np.ndarray | None = None, context: dict | None = None,
-                 ideal_context: dict | None = None) -> dict:
+                 ideal_context: dict | None = None, ideal_negatives: str = "drop") -> dict:
     """`{k: DepthScore}` for every depth in `depths` (`None`: the whole list). With the cut truncation and the
-    usual normalization every depth is read from one ranking; otherwise each depth is scored on its own."""
+    usual normalization every depth is read from one ranking; otherwise each depth is scored on its own.
+    `ideal_negatives` is `score_batch`'s: an ideal that keeps negative gains is still cut at each depth."""
     depths = list(depths)
     for k in depths:
         check_depth(k)
@@ -554,11 +593,11 @@ def score_depths(batch: Batch, depths, *, ideal: Batch | None = None, gain="line
         for k in depths:
             s = score_batch(batch, k, ideal=ideal, gain=gain, discount=discount, truncation=truncation, ties=ties,
                             tie_groups=tie_groups, detail=False, normalization=normalization, context=context,
-                            ideal_context=ideal_context)
+                            ideal_context=ideal_context, ideal_negatives=ideal_negatives)
             out[k] = DepthScore(s.dcg, s.idcg, s.low, s.high)
         return out
     full = score_batch(batch, None, ideal=ideal, gain=gain, discount=discount, truncation=truncation, ties=ties,
-                       tie_groups=tie_groups, detail=False)
+                       tie_groups=tie_groups, detail=False, ideal_negatives=ideal_negatives)
     return _depths_from_one_ranking(full, depths)
 
 # %% ../nbs/07_core.ipynb #75f1887d
@@ -575,33 +614,83 @@ class DatasetScore:
     n_zero_idcg: int
     zero_idcg: str
     policies: dict
+    aggregation: str = "mean"
+    weights: np.ndarray | None = None
 
     def __float__(self):
         return float(self.value)
 
 # %% ../nbs/07_core.ipynb #634e89ce
-def _dataset_value(s: Scores, per_list, undefined, counted, average: str, zero_idcg: str) -> float:
-    "The mean of the counted lists' NDCG, or the ratio of their summed DCG to their summed IDCG (both as normalized)."
+AGGREGATIONS = ("mean", "median", "lower_median", "min", "max")
+
+def aggregate(values: np.ndarray, aggregation: str = "mean", weights: np.ndarray | None = None) -> float:
+    "One number from per-list values: their (weighted) mean, median, lower median (`torch.median`'s), min or max."
+    values = np.asarray(values, dtype=float)
+    if not len(values) or (weights is not None and not weights.sum() > 0):
+        return np.nan
+    if aggregation == "mean":
+        return float(values.mean() if weights is None else (weights * values).sum() / weights.sum())
+    if aggregation == "lower_median":
+        return np.nan if np.isnan(values).any() else float(np.sort(values)[(len(values) - 1) // 2])
+    return float({"median": np.median, "min": np.min, "max": np.max}[aggregation](values))
+
+# %% ../nbs/07_core.ipynb #2914972f
+def _dataset_value(s: Scores, per_list, undefined, counted, average: str, zero_idcg: str, weights=None,
+                   aggregation: str = "mean") -> float:
+    """The (weighted) mean or other `aggregation` of the counted lists' NDCG, or the ratio of their (weighted)
+    summed DCG to their summed IDCG (both as normalized)."""
     if not counted.any():
         return np.nan
+    w = None if weights is None else weights[counted]
     if average == "mean":
-        return float(per_list[counted].mean())
+        return aggregate(per_list[counted], aggregation, w)
     if zero_idcg == "nan" and undefined.any():
         return np.nan
-    total = (s.high - s.low)[counted].sum()
-    return float((s.dcg - s.low)[counted].sum() / total) if total > 0 else np.nan
+    w = np.ones(int(counted.sum())) if w is None else w
+    total = (w * (s.high - s.low)[counted]).sum()
+    return float((w * (s.dcg - s.low)[counted]).sum() / total) if total > 0 else np.nan
+
+# %% ../nbs/07_core.ipynb #ebad7d18
+def _check_dataset_choices(average: str, aggregation: str, weights) -> None:
+    if average not in ("mean", "ratio"):
+        raise UsageError(f"average must be 'mean' or 'ratio', got {average!r}")
+    if aggregation not in AGGREGATIONS:
+        raise UsageError(f"aggregation must be one of {', '.join(AGGREGATIONS)}, got {aggregation!r}")
+    if aggregation != "mean" and (average == "ratio" or weights is not None):
+        raise UsageError(f"aggregation={aggregation!r} goes with average='mean' and without weights")
+
+def check_list_weights(weights, n: int) -> np.ndarray:
+    "`weights` as floats, one per list of `n`, finite, not negative and not all 0; else a clear error."
+    try:
+        w = np.asarray(weights, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"weights must be numbers, one per list, got {weights!r}") from None
+    if w.shape != (n,):
+        raise InputError(f"weights must hold one number per list: {n} lists, weights of shape {w.shape}")
+    bad = ~np.isfinite(w) | (w < 0)
+    if bad.any():
+        at = int(np.flatnonzero(bad)[0])
+        raise InputError(f"weights[{at}] is {w[at]}; weights must be finite and not negative")
+    if not w.sum() > 0:
+        raise InputError("weights are all 0: there is nothing to average")
+    return w
 
 # %% ../nbs/07_core.ipynb #3ef6a373
 def ndcg_dataset(lists, k: int | None = None, *, average: str = "mean", scores=None, ties: str = "average",
                  ideal=None, gain="linear", discount="log2", truncation="cut", normalization="judged", zero_idcg: str = "zero",
-                 lengths=None, mask=None, group_sizes=None) -> DatasetScore:
-    "NDCG of a dataset: `average='mean'` of per-list NDCG, or `'ratio'` of summed DCG to summed IDCG."
-    if average not in ("mean", "ratio"):
-        raise UsageError(f"average must be 'mean' or 'ratio', got {average!r}")
+                 lengths=None, mask=None, group_sizes=None, weights=None, aggregation: str = "mean",
+                 ideal_negatives: str = "drop") -> DatasetScore:
+    """NDCG of a dataset: `average='mean'` of per-list NDCG (weighted by `weights`, one per list, or reduced by
+    another `aggregation`), or `'ratio'` of summed DCG to summed IDCG."""
+    _check_dataset_choices(average, aggregation, weights)
     s, batch = _scores(lists, k, ideal, gain, discount, truncation, lengths, mask, scores, ties, group_sizes,
-                       normalization)
+                       normalization, ideal_negatives)
+    weights = None if weights is None else check_list_weights(weights, len(batch))
     per_list, undefined = _normalized(s, zero_idcg)
     counted = ~undefined if zero_idcg == "skip" else np.ones(len(batch), dtype=bool)
-    value = _dataset_value(s, per_list, undefined, counted, average, zero_idcg)
+    value = _dataset_value(s, per_list, undefined, counted, average, zero_idcg, weights, aggregation)
+    policies = {**s.labels, "average": average, "zero_idcg": zero_idcg}
+    policies.update({"aggregation": aggregation} if aggregation != "mean" else {})
+    policies.update({"weighted": True} if weights is not None else {})
     return DatasetScore(value, average, per_list, s.dcg, s.idcg, len(batch), int(counted.sum()),
-                        int(undefined.sum()), zero_idcg, {**s.labels, "average": average, "zero_idcg": zero_idcg})
+                        int(undefined.sum()), zero_idcg, policies, aggregation, weights)

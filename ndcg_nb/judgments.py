@@ -13,10 +13,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .batch import Batch
+from .core import numpy_argsort_order
 from .plugins import resolve_policy
-from .presets import Convention
+from .presets import CONVENTION_CHOICES, Convention
 from .resolution import apply_grade_rules
-from .segments import tie_runs
+from .segments import offsets_from_lengths, tie_runs
 
 # %% auto #0
 __all__ = ['RANKING_FIELDS', 'id_codes', 'judged_queries', 'JoinedRun', 'join_run', 'rank_order', 'ranked_batch', 'pool_order',
@@ -116,7 +117,7 @@ def join_run(run: pd.DataFrame, qrels: pd.DataFrame, queries: np.ndarray, qrels_
     relevance = qrels["relevance"].to_numpy(dtype=float)
     judged = found >= 0
     grade = np.where(judged, relevance[np.maximum(found, 0)], 0.0)
-    grade, dropped = apply_grade_rules(grade, convention)
+    grade, dropped = apply_grade_rules(grade, convention, judged=judged)
     if dropped is not None:
         judged &= ~dropped
     score = run["score"].to_numpy(dtype=float)[keep]
@@ -141,8 +142,18 @@ def _query_score_order(query: np.ndarray, score: np.ndarray) -> np.ndarray:
     return np.arange(n) - np.repeat(new_starts, lengths[blocks]) + np.repeat(starts[blocks], lengths[blocks])
 
 # %% ../nbs/15_judgments.ipynb #4da97b17
-def _docno_ties(order: np.ndarray, joined: JoinedRun) -> np.ndarray:
-    "`order` with each run of tied scores within a query reordered by document id, decreasing in byte order."
+def _tie_key(rows: np.ndarray, joined: JoinedRun, ties: str) -> np.ndarray:
+    "What orders the tied lines `rows`, smallest first: byte-order rank of the document id (negated for docno), or grade."
+    if ties in ("worst", "best"):
+        return joined.grade[rows] if ties == "worst" else -joined.grade[rows]
+    docs = joined.doc[rows]
+    used = np.flatnonzero(np.bincount(docs, minlength=len(joined.doc_names)))
+    rank_of_used = np.zeros(len(joined.doc_names), dtype=np.int64)
+    rank_of_used[used] = _byte_order_rank(joined.doc_names[used])
+    return -rank_of_used[docs] if ties == "docno" else rank_of_used[docs]
+
+def _break_ties(order: np.ndarray, joined: JoinedRun, ties: str = "docno") -> np.ndarray:
+    "`order` with each run of tied scores within a query reordered by the key of `ties`, then input order."
     sorted_query, sorted_score = joined.query[order], joined.score[order]
     same = (sorted_score[1:] == sorted_score[:-1]) & (sorted_query[1:] == sorted_query[:-1])
     tied = np.zeros(len(order), dtype=bool)
@@ -151,22 +162,29 @@ def _docno_ties(order: np.ndarray, joined: JoinedRun) -> np.ndarray:
     if tied.any():
         at = np.flatnonzero(tied)
         rows = order[at]
-        docs = joined.doc[rows]
-        used = np.flatnonzero(np.bincount(docs, minlength=len(joined.doc_names)))
-        rank_of_used = np.zeros(len(joined.doc_names), dtype=np.int64)
-        rank_of_used[used] = _byte_order_rank(joined.doc_names[used])
-        doc_rank = rank_of_used[docs]
         run_id = np.cumsum(np.r_[True, ~same])[at]
-        order[at] = rows[np.lexsort((-doc_rank, run_id))]
+        order[at] = rows[np.lexsort((_tie_key(rows, joined, ties), run_id))]
     return order
+
+# %% ../nbs/15_judgments.ipynb #4c4a9439
+def _numpy_argsort_order(joined: JoinedRun) -> np.ndarray:
+    "The lines grouped by query, each query in the order `np.argsort(its scores, in line order)[::-1]` gives."
+    by_query = np.argsort(joined.query, kind="stable")
+    offsets = offsets_from_lengths(np.bincount(joined.query))
+    index, _ = numpy_argsort_order(joined.score[by_query], offsets)
+    return by_query[index]
 
 # %% ../nbs/15_judgments.ipynb #d96b6715
 def rank_order(joined: JoinedRun, ties: str) -> np.ndarray:
     "The permutation putting the lines in order of query, decreasing score, then the tie rule."
+    if ties not in CONVENTION_CHOICES["ties"]:
+        raise UsageError(f"unknown ties rule {ties!r}; choose one of {', '.join(CONVENTION_CHOICES['ties'])}")
     if len(joined.query) == 0:
         return np.zeros(0, dtype=np.int64)
+    if ties == "numpy_argsort":
+        return _numpy_argsort_order(joined)
     order = _query_score_order(joined.query, joined.score)
-    return _docno_ties(order, joined) if ties == "docno" else order
+    return order if ties in ("input", "average") else _break_ties(order, joined, ties)
 
 # %% ../nbs/15_judgments.ipynb #18040a9d
 def ranked_batch(joined: JoinedRun, n_queries: int, convention: Convention) -> tuple[Batch, np.ndarray | None, np.ndarray]:
@@ -192,8 +210,9 @@ def pool_order(qrels_query: np.ndarray) -> np.ndarray:
     return np.argsort(qrels_query, kind="stable")
 
 def judged_pool(qrels: pd.DataFrame, qrels_query: np.ndarray, n_queries: int, convention: Convention) -> Batch:
-    "The judged grades of every query, the ideal's pool (the core leaves negative gains out), in `pool_order`."
-    grades, _ = apply_grade_rules(qrels["relevance"].to_numpy(dtype=float), convention, negative=False)
+    "The judged grades of every query, the ideal's pool, in `pool_order` (the negative rule only for an ideal that keeps them)."
+    grades, _ = apply_grade_rules(qrels["relevance"].to_numpy(dtype=float), convention,
+                                  negative=convention.ideal_negatives == "keep")
     order = pool_order(qrels_query)
     return Batch.from_lengths(grades[order], np.bincount(qrels_query, minlength=n_queries))
 
@@ -209,7 +228,8 @@ def policy_context(convention: Convention, joined: JoinedRun, rows: np.ndarray, 
             {"doc_ids": judged_ids})
 
 # %% ../nbs/15_judgments.ipynb #31ab419a
-RANKING_FIELDS = ("ties", "unjudged", "negative", "min_grade", "integer_grades", "float32_scores", "max_docs")
+RANKING_FIELDS = ("ties", "unjudged", "negative", "min_grade", "integer_grades", "float32_scores", "max_docs",
+                  "judged_grade", "unjudged_grade")
 
 # %% ../nbs/15_judgments.ipynb #7cd1fbad
 def no_common_query_message(run: pd.DataFrame, queries: np.ndarray) -> str:

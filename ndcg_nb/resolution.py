@@ -43,10 +43,14 @@ def resolve_convention(preset="trec_eval", **overrides) -> Convention:
     return convention.replace(**provided) if provided else convention
 
 # %% ../nbs/13_resolution.ipynb #48f6eaa4
-def apply_grade_rules(grades, convention, negative: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
-    """`grades` as `convention` reads them (its `integer_grades`, `negative` and `min_grade` fields), and the mask
-    of grades the negative rule set to 0 (None when it does not apply); `negative=False` skips that rule."""
+def apply_grade_rules(grades, convention, negative: bool = True, judged=None) -> tuple[np.ndarray, np.ndarray | None]:
+    """`grades` as `convention` reads them (its `judged_grade`, `integer_grades`, `negative`, `min_grade` and
+    `unjudged_grade` fields, in that order), and the mask of grades the negative rule set to 0 (None when it does
+    not apply); `negative=False` skips that rule. `judged`: which grades are judgments (None: all of them)."""
     grades = np.asarray(grades, dtype=float)
+    judged = np.ones(grades.shape, dtype=bool) if judged is None else np.asarray(judged, dtype=bool)
+    if getattr(convention, "judged_grade", None) is not None:
+        grades = np.where(judged, float(convention.judged_grade), grades)
     if convention.integer_grades:
         grades = np.trunc(grades)
     dropped = None
@@ -55,4 +59,6 @@ def apply_grade_rules(grades, convention, negative: bool = True) -> tuple[np.nda
         grades = np.where(dropped, 0.0, grades)
     if convention.min_grade is not None:
         grades = np.where(grades < float(convention.min_grade), 0.0, grades)
+    if getattr(convention, "unjudged_grade", None) is not None:
+        grades = np.where(judged, grades, float(convention.unjudged_grade))
     return grades, dropped
