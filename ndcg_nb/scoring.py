@@ -157,7 +157,8 @@ def _score_group(rankings: _Rankings, conv: Convention, gains: tuple, depths: li
     gain = _custom_gain(gains, batch, pool) if gains else conv.gain
     context, ideal_context = policy_context(conv, joined, rows, qrels, qrels_query)
     return score_depths(batch, depths, ideal=pool, gain=gain, discount=conv.discount, truncation=conv.truncation,
-                        normalization=conv.normalization, tie_groups=groups, context=context, ideal_context=ideal_context)
+                        normalization=conv.normalization, tie_groups=groups, context=context, ideal_context=ideal_context,
+                        ideal_negatives=conv.ideal_negatives)
 
 # %% ../nbs/16_scoring.ipynb #83d0ae46
 def _averaged_score(rankings: _Rankings, conv: Convention, kind: str) -> tuple:
