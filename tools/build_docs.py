@@ -1,6 +1,6 @@
 """Build the documentation site from the notebooks in nbs/ into docs/, offline (no Quarto).
 
-Usage: python tools/build_docs.py [--jobs N] [--keep-build]
+Usage: python tools/build_docs.py [--jobs N] [--keep-build] [--out DIR] [--report FILE]
 
 Steps, for every notebook under nbs/ (recursively; names starting with "_" or "." skipped):
 1. execute it top to bottom in a fresh interpreter, as nbdev's test runner does (cells marked
@@ -20,6 +20,13 @@ and docs/ is replaced by the result. The sidebar lists: home (nbs/index.ipynb), 
 
 Any notebook that fails to execute or render stops the build with its name and error; docs/
 is left untouched then.
+
+`--out DIR` builds the same site into DIR instead of docs/ (DIR is replaced; it must be empty,
+missing, or an earlier build). `--report FILE` writes, whether the build succeeds or not, a JSON
+record of it: `{"notebooks": {"03_core.ipynb": null or its error, ...}, "error": null or why the
+build stopped}`. tests/test_notebooks.py uses both: it builds into a temporary folder, gives one
+pytest result per notebook from the report, and compares the built site with docs/, so the
+test suite runs every notebook exactly once.
 """
 from __future__ import annotations
 
@@ -42,6 +49,14 @@ SPHINX_CONF_DIR = ROOT / "tools" / "docs_sphinx"
 
 SECTIONS = ("Tutorials", "Guides", "API reference")  # sidebar order, after the home page
 _DIRECTIVE = re.compile(r"^\s*#\|\s*([\w-]+)\s*:?\s*(.*?)\s*$")
+
+
+class BuildError(Exception):
+    "The build stopped; `failures` maps each notebook that failed to run or render to its error."
+
+    def __init__(self, message: str, pages: list | None = None, failures: dict | None = None):
+        super().__init__(message)
+        self.pages, self.failures = pages or [], failures or {}
 
 
 @dataclass
@@ -85,10 +100,10 @@ def discover(nbs: Path) -> list[Page]:
     seen: dict[str, Path] = {}
     for p in pages:
         if p.docname in seen:
-            sys.exit(f"build_docs: {seen[p.docname]} and {p.source} would both become {p.docname}.html")
+            raise BuildError(f"build_docs: {seen[p.docname]} and {p.source} would both become {p.docname}.html")
         seen[p.docname] = p.source
     if "index" not in seen:
-        sys.exit("build_docs: nbs/index.ipynb (the home page) is missing")
+        raise BuildError("build_docs: nbs/index.ipynb (the home page) is missing")
     order = {None: -1, **{s: i for i, s in enumerate(SECTIONS)}}
     return sorted(pages, key=lambda p: (order.get(p.section, len(SECTIONS)), p.section or "", p.source.name))
 
@@ -105,6 +120,11 @@ def execute_and_process(task: tuple[str, str, list[str]]) -> str | None:
     """
     src, dst, skip_flags = Path(task[0]), Path(task[1]), set(task[2])
     os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
+    os.environ["IN_TEST"] = "1"  # as nbdev's test runner sets it (nbdev's export functions then write nothing)
+    # a Dask cluster's dashboard on a free port: with the default 8787 taken (a dashboard already open), Dask
+    # prints a warning into the page and the site would no longer be the same on every machine
+    os.environ.setdefault("DASK_DISTRIBUTED__SCHEDULER__DASHBOARD__ADDRESS", ":0")
+    sys.path.insert(0, str(ROOT))  # as nbdev's runner does: this checkout's package, whatever is installed
     warnings.filterwarnings("ignore", message="Found cells containing imports and other code")
     from execnb.nbio import read_nb, write_nb
     from execnb.shell import CaptureShell
@@ -145,10 +165,11 @@ def execute_and_process(task: tuple[str, str, list[str]]) -> str | None:
     return None
 
 
-def _run_tasks(func, tasks, jobs: int) -> list[str]:
+def _run_tasks(func, tasks, jobs: int) -> list[str | None]:
+    "`func` of each task, in task order, each in a fresh spawned interpreter."
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(jobs, maxtasksperchild=1) as pool:
-        return [r for r in pool.map(func, tasks, chunksize=1) if r]
+        return pool.map(func, tasks, chunksize=1)
 
 
 # -- step 3: from nbdev's Quarto flavour to MyST-NB ------------------------------------------
@@ -280,21 +301,41 @@ def toctree(pages: list[Page]) -> str:
 
 # -- the build ---------------------------------------------------------------------------------
 
-def build(out: Path, jobs: int, keep_build: bool = False) -> None:
+def _shown(path: Path) -> str:
+    "`path` relative to the project when it is inside it (docs/), else as given."
+    try:
+        return path.resolve().relative_to(ROOT).as_posix() + "/"
+    except ValueError:
+        return str(path)
+
+
+def _check_replaceable(out: Path) -> None:
+    "`out` is about to be replaced: refuse a folder that is neither empty nor an earlier build."
+    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / ".nojekyll").exists())):
+        raise BuildError(f"build_docs: {out} exists and is not an earlier build (no .nojekyll); not replacing it")
+
+
+def build(out: Path, jobs: int, keep_build: bool = False) -> list[Page]:
+    "Build the site into `out` (replaced); raise `BuildError` and leave `out` untouched if anything fails."
     cfg = _config()
     nbs = Path(cfg.nbs_path)
     skip_flags = cfg.get("tst_flags", "").split()
     site_url = (cfg.doc_host.rstrip("/") + "/" + cfg.doc_baseurl.strip("/") + "/") if cfg.get("doc_host") else "\0"
+    _check_replaceable(out)
     pages = discover(nbs)
     work = Path(tempfile.mkdtemp(prefix="ndcg_nb-docs-"))
     processed, source, html = (work / d for d in ("processed", "source", "html"))
     t0 = time.time()
     print(f"build_docs: {len(pages)} notebooks, {jobs} jobs, work dir {work}", flush=True)
 
-    failures = _run_tasks(execute_and_process,
-                          [(str(p.source.resolve()), str(processed / f"{p.docname}.ipynb"), skip_flags) for p in pages], jobs)
+    errors = _run_tasks(execute_and_process,
+                        [(str(p.source.resolve()), str(processed / f"{p.docname}.ipynb"), skip_flags) for p in pages], jobs)
+    failures = {p.source: e for p, e in zip(pages, errors) if e}
     if failures:
-        sys.exit(f"build_docs: {len(failures)} notebook(s) failed; docs/ not touched.\n\n" + "\n\n".join(failures))
+        if not keep_build:
+            shutil.rmtree(work)
+        raise BuildError(f"build_docs: {len(failures)} notebook(s) failed; {_shown(out)} not touched.\n\n"
+                         + "\n\n".join(failures.values()), pages, failures)
     print(f"build_docs: executed and processed with nbdev in {time.time() - t0:.0f}s", flush=True)
 
     for p in pages:
@@ -307,10 +348,13 @@ def build(out: Path, jobs: int, keep_build: bool = False) -> None:
         dst.write_text(json.dumps(myst, indent=1, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
 
     from sphinx.cmd.build import build_main
+    warnings_file = work / "sphinx-warnings.txt"
     args = ["-b", "html", "-q", "-W", "--keep-going", "-c", str(SPHINX_CONF_DIR), "-d", str(work / "doctrees"),
-            "-j", str(jobs), str(source), str(html)]
+            "-w", str(warnings_file), "-j", str(jobs), str(source), str(html)]
     if build_main(args) != 0:
-        sys.exit(f"build_docs: Sphinx reported errors (see above); docs/ not touched. Sources: {source}")
+        reported = warnings_file.read_text(encoding="utf-8").strip() if warnings_file.exists() else "(see above)"
+        raise BuildError(f"build_docs: Sphinx reported errors; {_shown(out)} not touched. Sources: {source}\n{reported}",
+                         pages)
     for leftover in (".buildinfo", ".buildinfo.bak"):  # Sphinx's rebuild bookkeeping, not part of the site
         (html / leftover).unlink(missing_ok=True)
     for folder in sorted(html.rglob("*"), reverse=True):  # e.g. an empty _sources/
@@ -322,16 +366,35 @@ def build(out: Path, jobs: int, keep_build: bool = False) -> None:
     print(f"build_docs: wrote {out} in {time.time() - t0:.0f}s", flush=True)
     if not keep_build:
         shutil.rmtree(work)
+    return pages
+
+
+def write_report(path: Path, nbs: Path, pages: list[Page], failures: dict, error: str | None) -> None:
+    "The JSON record of a build: each notebook (path under nbs/) with its error or null, and the build's error."
+    notebooks = {p.source.resolve().relative_to(nbs.resolve()).as_posix(): failures.get(p.source) for p in pages}
+    path.write_text(json.dumps({"notebooks": notebooks, "error": error}, indent=1) + "\n", encoding="utf-8")
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="notebooks run in parallel")
     parser.add_argument("--keep-build", action="store_true", help="keep the intermediate notebooks (path printed)")
+    parser.add_argument("--out", type=Path, help="build into this folder (replaced) instead of the docs folder")
+    parser.add_argument("--report", type=Path, help="write a JSON record of the build (each notebook's error) here")
     args = parser.parse_args(argv)
+    out, report = (p.resolve() if p else None for p in (args.out, args.report))
     os.chdir(ROOT)
     cfg = _config()
-    build(ROOT / cfg.doc_path.name if Path(cfg.doc_path).is_absolute() else ROOT / cfg.doc_path, args.jobs, args.keep_build)
+    docs = ROOT / cfg.doc_path.name if Path(cfg.doc_path).is_absolute() else ROOT / cfg.doc_path
+    out = out or docs
+    try:
+        pages, failures, error = build(out, args.jobs, args.keep_build), {}, None
+    except BuildError as stop:
+        pages, failures, error = stop.pages, stop.failures, str(stop)
+    if report:
+        write_report(report, Path(cfg.nbs_path), pages, failures, error)
+    if error:
+        sys.exit(error)
 
 
 if __name__ == "__main__":
