@@ -170,6 +170,21 @@ def preset_note(name: str) -> str:
     "What the preset `name` cannot reproduce of its tool (empty if nothing, or if no note was written)."
     return PRESET_NOTES.get(name, "")
 
+# %% ../nbs/12_presets.ipynb #16bfb6a4
+PRESET_NOTES.update({
+    "trec_eval": "",
+    "sklearn": "scikit-learn refuses negative grades and single-document rows; ndcg_nb scores them.",
+    "lightgbm": "A run query without qrels is a group of 0 labels for LightGBM and scores 1 (IDCG 0); ndcg_nb has no "
+                "judgment for it and leaves it out. "
+                "LightGBM's IDCG test looks at the first eval_at only, and with query weights an IDCG-0 query adds 1 "
+                "unweighted (rank_metric.hpp); ndcg_nb weights it like the others.",
+    "ranx": "ranx orders tied scores with numba's unstable quicksort, and make_comparable sorts again (the order "
+            "depends on how often the run was sorted); ndcg_nb keeps the run's order: same values without ties.",
+})
+PRESET_NOTES["ranx_burges"] = PRESET_NOTES["ranx"]
+PRESET_NOTES["xgboost"] = ("A run query without qrels is a group of 0 labels for XGBoost and scores 1 (IDCG 0; 0 for `ndcg-`); "
+                          "ndcg_nb leaves it out. Predictions are float32 in XGBoost.")
+
 # %% ../nbs/12_presets.ipynb #6e315532
 def ir_measures_preset(judged_only: bool = False) -> Convention:
     """ir_measures `nDCG` / `nDCG@k` (pytrec_eval provider): trec_eval's convention, and a judged query missing
@@ -222,11 +237,11 @@ PRESET_NOTES["ntcir_ndcg_b"] = PRESET_NOTES["ntcir"]
 def torchmetrics_preset(aggregation: str = "mean") -> Convention:
     """torchmetrics `retrieval_normalized_dcg` / `RetrievalNormalizedDCG(aggregation=...)`
     (`functional/retrieval/ndcg.py`, `retrieval/base.py`): linear gain, log2, the given list as ideal with negatives
-    kept, ties averaged (`_tie_average_dcg`), IDCG 0 scores 0; `median` is torch's lower median."""
+    kept, ties averaged (`_tie_average_dcg`) on float32 predictions, IDCG 0 scores 0 (a query without judgments too); `median` is torch's lower median."""
     if aggregation not in ("mean", "median", "min", "max"):
         raise UsageError(f"torchmetrics aggregation must be mean, median, min or max, got {aggregation!r}")
     return Convention(gain="linear", ties="average", normalization="retrieved", negative="keep", ideal_negatives="keep",
-                      zero_idcg="zero", aggregation="lower_median" if aggregation == "median" else aggregation,
+                      unjudged_queries="zero", zero_idcg="zero", float32_scores=True, aggregation="lower_median" if aggregation == "median" else aggregation,
                       preset="torchmetrics")
 
 PRESET_NOTES["torchmetrics"] = ("torchmetrics computes in float32 (agreement to ~1e-7); the class calls a query 'empty' when its "
@@ -237,14 +252,16 @@ PRESET_NOTES["torchmetrics"] = ("torchmetrics computes in float32 (agreement to 
 def tf_ranking_preset(mask: bool = False) -> Convention:
     """TF-Ranking `NDCGMetric` (`tensorflow_ranking/python/metrics_impl.py`): gain 2^g - 1, log2, ideal from the list
     (`weights * gain` sorted); without a mask a negative label is padding (gain 0, ranked last), with a mask given
-    (`mask=True`, or ragged inputs) it is a real negative grade; IDCG 0 scores 0 (`divide_no_nan`)."""
+    (`mask=True`, or ragged inputs) it is a real negative grade; IDCG 0 scores 0 (`divide_no_nan`), a list without judgments too."""
     return Convention(gain="exponential", ties="input", normalization="retrieved",
                       negative="keep" if _flag('mask', mask) else "zero", ideal_negatives="keep" if _flag('mask', mask) else "drop",
-                      zero_idcg="zero", preset="tf_ranking")
+                      unjudged_queries="zero", zero_idcg="zero", float32_scores=True,
+                      preset="tf_ranking")
 
 PRESET_NOTES["tf_ranking"] = ("TF-Ranking shuffles tied predictions at random (sort_by_scores(shuffle_ties=True)): no preset can "
                               "repeat it; ndcg_nb uses input order, and evaluate(..., bounds=True) bounds every tie order. "
-                              "float32 arithmetic (~1e-7).")
+                              "Without a mask a negative label is padding moved to the end of the list; ndcg_nb scores it 0 where it "
+                              "ranks. float32 arithmetic (~1e-7).")
 
 # %% ../nbs/12_presets.ipynb #5c738440
 def catboost_preset(type: str = "base", denominator: str = "log_position") -> Convention:
@@ -258,14 +275,16 @@ def catboost_preset(type: str = "base", denominator: str = "log_position") -> Co
     return Convention(gain=gains[type], discount=discounts[denominator], ties="worst",
                       normalization="retrieved", negative="keep", ideal_negatives="keep", zero_idcg="one", preset="catboost")
 
-PRESET_NOTES["catboost"] = "CatBoost stores labels as float32 (grades like 0.1 are rounded first); ndcg_nb keeps doubles."
+PRESET_NOTES["catboost"] = ("CatBoost stores labels as float32 (grades like 0.1 are rounded first; ndcg_nb keeps doubles), and a run query "
+                          "without qrels is a group of 0 labels that scores 1 (ndcg_nb leaves it out).")
 
 # %% ../nbs/12_presets.ipynb #629df004
 def ranklib_preset(qrel_file: bool = False) -> Convention:
     """RankLib `NDCGScorer` (`metric/NDCGScorer.java`, `DCGScorer.java`): gain 2^g - 1 on `(int)` labels, log2, stable
-    sort (ties in input order), ideal from the ranked list or, with a `-qrel` file, from every judged document."""
+    sort (ties in input order), ideal from the ranked list or, with a `-qrel` file, from every judged document; a
+    ranked list without any relevant document (a run query without qrels too) scores 0."""
     return Convention(gain="exponential", ties="input", normalization="judged" if _flag('qrel_file', qrel_file) else "retrieved",
-                      integer_grades=True, negative="zero", zero_idcg="zero", preset="ranklib")
+                      integer_grades=True, negative="zero", unjudged_queries="zero", zero_idcg="zero", preset="ranklib")
 
 PRESET_NOTES["ranklib"] = ("RankLib's gain is a Java int shift (grade 31 wraps, 32 gives 0), its -qrel labels are rounded "
                            "(Math.rint) not truncated, and a negative label crashes it.")
@@ -321,9 +340,10 @@ def vespa_preset(graded: bool = False) -> Convention:
 def elasticsearch_preset(unknown_doc_rating: float | None = None) -> Convention:
     """Elasticsearch `rank_eval` `dcg` with `normalize: true` (`DiscountedCumulativeGain.java`): gain 2^r - 1, log2,
     ideal from every rated document with negatives kept; an unrated hit is skipped (rank kept) or rated
-    `unknown_doc_rating`, which never enters the ideal; window 10."""
+    `unknown_doc_rating`, which never enters the ideal; window 10; every request counts (IDCG 0
+    scores 0)."""
     return Convention(gain="exponential", ties="input", normalization="judged", negative="keep", ideal_negatives="keep",
-                      integer_grades=True, unjudged_grade=unknown_doc_rating, zero_idcg="zero", default_depth=10,
+                      integer_grades=True, unjudged_grade=unknown_doc_rating, unjudged_queries="zero", zero_idcg="zero", default_depth=10,
                       preset="elasticsearch")
 
 PRESET_NOTES["vespa"] = "pyvespa refuses graded relevance outside [0, 1]; ndcg_nb scores any grade."
