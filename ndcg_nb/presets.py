@@ -174,6 +174,8 @@ def preset_note(name: str) -> str:
 PRESET_NOTES.update({
     "trec_eval": "",
     "sklearn": "scikit-learn refuses negative grades and single-document rows; ndcg_nb scores them.",
+    "sklearn_ignore_ties": "NumPy's default argsort is not stable and its order of ties depends on the NumPy build and the CPU "
+                           "(AVX-512, AVX2): the same values as scikit-learn only with the same NumPy on the same machine.",
     "lightgbm": "A run query without qrels is a group of 0 labels for LightGBM and scores 1 (IDCG 0); ndcg_nb has no "
                 "judgment for it and leaves it out. "
                 "LightGBM's IDCG test looks at the first eval_at only, and with query weights an IDCG-0 query adds 1 "
