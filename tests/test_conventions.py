@@ -252,7 +252,8 @@ LIVE = [spec for spec in SPECS if spec[1] in RUNNERS]
 
 def _live_params():
     for preset, stem, variant, tol, rule in LIVE:
-        excluded = _excluded(rule, _results(stem), variant)
+        excluded = {name: reason for name, reason in _excluded(rule, _results(stem), variant).items()
+                    if reason != ARGSORT}    # scikit-learn run here calls this machine's np.argsort, as the preset does
         label = preset if isinstance(preset, str) else preset[0] + "+" + variant
         for name in CASES:
             marks = [pytest.mark.skip(reason=excluded[name])] if name in excluded else []
