@@ -270,7 +270,7 @@ def catboost_preset(type: str = "base", denominator: str = "log_position") -> Co
     """CatBoost `NDCG:type=Base|Exp;denominator=LogPosition|Position` (`catboost/libs/metrics/dcg.cpp`,
     `doc_comparator.h`): linear or 2^g - 1 gain, 1/log2(r+1) or 1/r, ideal from the group with negatives kept, ties
     worst target first, IDCG <= 0 scores 1."""
-    gains, discounts = {"base": "linear", "exp": "exponential"}, {"log_position": "log2", "position": "reciprocal"}
+    gains, discounts = {"base": "linear", "exp": "exponential"}, {"log_position": "log2", "position": "inverse_rank"}
     type, denominator = str(type).lower(), str(denominator).lower().replace("logposition", "log_position")
     if type not in gains or denominator not in discounts:
         raise UsageError(f"catboost takes type=base|exp and denominator=log_position|position, got {type!r}, {denominator!r}")
@@ -295,7 +295,7 @@ PRESET_NOTES["ranklib"] = ("RankLib's gain is a Java int shift (grade 31 wraps, 
 def spark_mllib_preset(graded: bool = False) -> Convention:
     """Spark MLlib `RankingMetrics.ndcgAt` (`mllib/.../evaluation/RankingMetrics.scala`): binary gain over the relevant
     set, or (`graded`) 2^g - 1, discount 1/ln(r+1), ideal from all ground truth; queries on either side alone score 0."""
-    return Convention(gain="exponential" if _flag('graded', graded) else "binary", ties="input", normalization="judged",
+    return Convention(gain="exponential" if _flag('graded', graded) else "positive", ties="input", normalization="judged",
                       negative="keep" if _flag('graded', graded) else "zero", missing_queries="zero", unjudged_queries="zero",
                       zero_idcg="zero", preset="spark_mllib")
 
@@ -320,7 +320,7 @@ PRESET_NOTES["recommenders"] = ("Recommenders scores 0 a user with no hit at all
 # %% ../nbs/12_presets.ipynb #03b39901
 def recbole_preset() -> Convention:
     """RecBole `NDCG` (`recbole/evaluator/metrics.py`): binary hits, log2, ideal min(#positives, k) ones."""
-    return Convention(gain="binary", ties="input", normalization="judged", zero_idcg="skip", preset="recbole")
+    return Convention(gain="positive", ties="input", normalization="judged", zero_idcg="skip", preset="recbole")
 
 def elliot_preset(threshold: float = 0) -> Convention:
     """Elliot `nDCG` (`elliot/evaluation/metrics/accuracy/ndcg/ndcg.py`, `relevance.py`): gain 2^(g - t + 1) - 1 for
@@ -336,7 +336,7 @@ PRESET_NOTES["elliot"] = "Elliot scores a user whose DCG is 0 with 0 even when t
 def vespa_preset(graded: bool = False) -> Convention:
     """pyvespa `VespaEvaluator` (`vespa/evaluation/_base.py`): linear gain on grades in [0, 1] (`graded`) or binary
     relevant sets, log2, ideal from all judged, k 10 when not given; judged queries missing from the run count 0."""
-    return Convention(gain="linear" if _flag('graded', graded) else "binary", ties="input", normalization="judged", missing_queries="zero",
+    return Convention(gain="linear" if _flag('graded', graded) else "positive", ties="input", normalization="judged", missing_queries="zero",
                       zero_idcg="zero", default_depth=10, preset="vespa")
 
 def elasticsearch_preset(unknown_doc_rating: float | None = None) -> Convention:
