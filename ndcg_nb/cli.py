@@ -88,13 +88,14 @@ def _number(key: str, value: str, kind: type, rule: str):
 
 # %% ../nbs/27_cli.ipynb #907bb60d
 _FIELD_TYPES = {field.name: field.type for field in dataclasses.fields(Convention)} | {"ideal": "str"}
-_OTHER_OPTIONS = {"preset": "choose a preset with --preset NAME (and change its fields with --set)",
-                  "bounds": "use --bounds", "progress": "the progress bar is turned off with --quiet",
+_OTHER_OPTIONS = {"bounds": "use --bounds", "progress": "the progress bar is turned off with --quiet",
                   "qrels_duplicates": "use --qrels-duplicates", "complete": "use -c", "judged_only": "use -J",
                   "per_query": "use -q", "measure": "use -m", "measures": "use -m", "format": "use --format"}
 
 def _not_a_field(key: str, value: str) -> str:
-    "The message for `--set KEY=VALUE` when KEY is not a convention field."
+    "The message for `--set KEY=VALUE` when KEY is not a convention field (or is `preset`, which has its option)."
+    if key == "preset":
+        return "--set preset=...: choose a preset with --preset NAME (and change its fields with --set)"
     if key in _OTHER_OPTIONS:
         return f"--set {key}={value}: {key} is not a convention field; {_OTHER_OPTIONS[key]}"
     return (f"--set {key}={value}: unknown convention field {key!r}; fields: "
