@@ -6,8 +6,13 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import os
+import re
+import signal
 import sys
+import zlib
 
 import pandas as pd
 
@@ -20,12 +25,32 @@ from .scoring import json_value
 from .explain import explain
 from .plugins import parse_value, list_plugins, parse_policy_spec, resolve_policy
 from .policies import ZERO_IDCG_POLICIES
-from .presets import CONVENTION_CHOICES
+from .presets import CONVENTION_CHOICES, Convention
+from .runs import QRELS_DUPLICATES
 from .template import new_plugin
 from .testing import check_plugin
 
 # %% auto #0
 __all__ = ['build_parser', 'main']
+
+# %% ../nbs/27_cli.ipynb #d86c3165
+def _whole(least: int):
+    "An argparse type: a whole number of at least `least`."
+    def whole_number(text: str) -> int:
+        try:
+            number = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if number < least:
+            raise argparse.ArgumentTypeError(f"must be a whole number of at least {least}, got {number}")
+        return number
+    return whole_number
+
+def _path(text: str) -> str:
+    "An argparse type: a file path or URL, which cannot be empty."
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"the path is empty ({text!r})")
+    return text
 
 # %% ../nbs/27_cli.ipynb #fc23e793
 def _policy_options(parser: argparse.ArgumentParser):
@@ -61,18 +86,33 @@ def _number(key: str, value: str, kind: type, rule: str):
     except ValueError:
         raise UsageError(f"--set {key}={value}: {key} must be {rule}") from None
 
+# %% ../nbs/27_cli.ipynb #907bb60d
+_FIELD_TYPES = {field.name: field.type for field in dataclasses.fields(Convention)} | {"ideal": "str"}
+_OTHER_OPTIONS = {"bounds": "use --bounds", "progress": "the progress bar is turned off with --quiet",
+                  "qrels_duplicates": "use --qrels-duplicates", "complete": "use -c", "judged_only": "use -J",
+                  "per_query": "use -q", "measure": "use -m", "measures": "use -m", "format": "use --format"}
+
+def _not_a_field(key: str, value: str) -> str:
+    "The message for `--set KEY=VALUE` when KEY is not a convention field (or is `preset`, which has its option)."
+    if key == "preset":
+        return "--set preset=...: choose a preset with --preset NAME (and change its fields with --set)"
+    if key in _OTHER_OPTIONS:
+        return f"--set {key}={value}: {key} is not a convention field; {_OTHER_OPTIONS[key]}"
+    return (f"--set {key}={value}: unknown convention field {key!r}; fields: "
+            f"{', '.join(name for name in _FIELD_TYPES if name not in ('preset', 'ideal'))}")
+
 # %% ../nbs/27_cli.ipynb #7e2a9b16
-_SPEC_FIELDS = ("gain", "discount", "truncation", "normalization")   # policy specs, e.g. table:table=0,1,3,7
+_SPEC_FIELDS = ("gain", "discount", "truncation", "normalization", "ideal")   # policy specs, e.g. table:table=0,1,3,7
 
 def _field_value(key: str, value: str):
     "The value of `--set KEY=VALUE` as the convention field wants it."
-    if key == "preset":
-        raise UsageError("--set preset=...: choose a preset with --preset NAME (and change its fields with --set)")
+    if key == "preset" or key not in _FIELD_TYPES:
+        raise UsageError(_not_a_field(key, value))
     if key in _SPEC_FIELDS or key in CONVENTION_CHOICES:
         return value
     if value in ("None", "none", ""):
         return None
-    if key == "integer_grades":
+    if _FIELD_TYPES[key] in (bool, "bool"):
         return _true_or_false(key, value)
     if key == "max_docs":
         return _number(key, value, int, "a positive integer")
@@ -194,6 +234,7 @@ def _evaluation_text(result, args) -> str:
 def _eval(args) -> str:
     measures, overrides = args.measure or ["ndcg", "ndcg_cut"], _convention_overrides(args)
     _check_dask_options(args)
+    overrides["qrels_duplicates"] = args.qrels_duplicates    # not a convention field, but every engine takes it
     if args.dask:
         return _evaluation_text(_on_dask(args, measures, overrides), args)
     if args.bounds:
@@ -203,14 +244,19 @@ def _eval(args) -> str:
                                      progress=False if args.quiet else None, **overrides), args)
 
 # %% ../nbs/27_cli.ipynb #6c1ae9fe
+def _qrels_duplicates_option(parser: argparse.ArgumentParser):
+    parser.add_argument("--qrels-duplicates", choices=QRELS_DUPLICATES, default="error",
+                        help="a document judged twice for one query: an error (default), or keep the first, the "
+                             "last or the highest grade")
+
 def _dask_options(evaluation: argparse.ArgumentParser):
     evaluation.add_argument("--dask", metavar="SCHEDULER", default=None,
                             help="evaluate on Dask: a scheduler address (tcp://HOST:8786) or 'local' for a cluster "
                                  "of worker processes here; files may be fsspec URLs (needs ndcg_nb[dask])")
-    evaluation.add_argument("--partitions", metavar="N", type=int, default=None,
+    evaluation.add_argument("--partitions", metavar="N", type=_whole(1), default=None,
                             help="with --dask: partitions after the shuffle by query (default: one per block of the "
                                  "run); more partitions, less memory per worker")
-    evaluation.add_argument("--write-per-query", metavar="DIR", default=None,
+    evaluation.add_argument("--write-per-query", metavar="DIR", type=_path, default=None,
                             help="with --dask: the workers write the per-query rows as parquet files into DIR (a new "
                                  "directory or fsspec URL) and only the means are printed")
 
@@ -220,13 +266,14 @@ def _eval_command(commands):
         description="Evaluate a run against relevance judgments. Measures: ndcg, ndcg_cut.K (or ndcg_cut_K, "
                     "nDCG@K), ndcg_cut (depths 5..1000), ndcg.GRADE=GAIN,..., and FAMILY@K for a measure family "
                     "a plugin adds (see `ndcg-nb plugins`). Output: trec_eval's three columns.")
-    evaluation.add_argument("qrels", help="TREC qrels file (qid iter docno rel), plain or gzip")
-    evaluation.add_argument("run", nargs="+", help="TREC run file(s) (qid Q0 docno rank score tag), plain or gzip; "
+    evaluation.add_argument("qrels", type=_path, help="TREC qrels file (qid iter docno rel), plain or gzip")
+    evaluation.add_argument("run", nargs="+", type=_path, help="TREC run file(s) (qid Q0 docno rank score tag), plain or gzip; "
                             "several runs give one block (or column) per run")
     evaluation.add_argument("-m", "--measure", action="append", help="measure to compute (repeatable; default: "
                             "ndcg and ndcg_cut)")
     evaluation.add_argument("-q", dest="per_query", action="store_true", help="print per-query values too")
     _convention_options(evaluation)
+    _qrels_duplicates_option(evaluation)
     evaluation.add_argument("--format", choices=("trec", "json", "csv"), default="trec")
     evaluation.add_argument("--quiet", action="store_true", help="no progress bar")
     _dask_options(evaluation)
@@ -242,15 +289,15 @@ def _compare(args) -> str:
                           resamples=args.resamples, seed=args.seed,
                           correction=None if args.correction == "none" else args.correction, family=args.family,
                           alpha=args.alpha, confidence=args.confidence, plot=args.plot, preset=args.preset,
-                          overrides=_convention_overrides(args))
+                          overrides=_convention_overrides(args), qrels_duplicates=args.qrels_duplicates)
 
 def _test_options(comparison: argparse.ArgumentParser):
     "The options of the significance tests and their correction."
     comparison.add_argument("--test", action="append", choices=TESTS, help="test to run (repeatable; default: all)")
-    comparison.add_argument("--permutations", type=int, default=10_000,
+    comparison.add_argument("--permutations", type=_whole(1), default=10_000,
                             help="random sign assignments of the randomization test (exact when 2^n is no more)")
-    comparison.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
-    comparison.add_argument("--seed", type=int, default=0, help="seed of the randomization test and the bootstrap")
+    comparison.add_argument("--resamples", type=_whole(1), default=10_000, help="bootstrap resamples")
+    comparison.add_argument("--seed", type=_whole(0), default=0, help="seed of the randomization test and the bootstrap")
     comparison.add_argument("--correction", choices=("holm", "bonferroni", "none"), default="holm")
     comparison.add_argument("--family", choices=("measure", "test"), default="measure",
                             help="correct over the runs of one test and measure, or of one test over all measures")
@@ -263,14 +310,15 @@ def _compare_command(commands):
         "compare", help="compare several runs: means, paired significance tests, corrections",
         description="Evaluate several runs against one qrels and test each against the baseline (the first run "
                     "unless --baseline names another): paired t-test, randomization test, bootstrap interval.")
-    comparison.add_argument("qrels", help="TREC qrels file")
-    comparison.add_argument("runs", nargs="+", help="TREC run files (named by their run tag, else file name)")
+    comparison.add_argument("qrels", type=_path, help="TREC qrels file")
+    comparison.add_argument("runs", nargs="+", type=_path, help="TREC run files (named by their run tag, else file name)")
     comparison.add_argument("-m", "--measure", action="append", help="measure (repeatable; default: ndcg, ndcg_cut_10)")
     comparison.add_argument("--baseline", default=None, help="the run the others are tested against (default: first)")
     _test_options(comparison)
-    comparison.add_argument("--plot", default=None, metavar="FILE",
+    comparison.add_argument("--plot", default=None, metavar="FILE", type=_path,
                             help="save the per-query difference plot (first measure) to FILE (.png, .pdf, .svg)")
     _convention_options(comparison)
+    _qrels_duplicates_option(comparison)
     comparison.add_argument("--format", choices=RENDER_FORMATS, default="text")
     comparison.set_defaults(run_command=_compare)
 
@@ -286,8 +334,8 @@ def _explain_presets_command(commands):
         "explain-presets", help="the queries on which two presets differ most, and the convention field behind each",
         description="Evaluate a run under two presets and under the first with each differing convention field "
                     "switched alone; each query's difference is put down to the field that moves it most.")
-    why.add_argument("qrels", help="TREC qrels file")
-    why.add_argument("run", help="TREC run file")
+    why.add_argument("qrels", type=_path, help="TREC qrels file")
+    why.add_argument("run", type=_path, help="TREC run file")
     why.add_argument("--preset", action="append", required=True, help="a preset; give exactly two")
     why.add_argument("-m", "--measure", default="ndcg_cut_10", help="one measure (default: ndcg_cut_10)")
     why.add_argument("--top", type=int, default=10, help="how many queries to list (default: 10)")
@@ -341,7 +389,7 @@ def _new_plugin_command(commands):
                                    description="Write a plugin package (entry point, one example policy of each "
                                                "kind, tests that run the conformance kit) into DIR/ndcg-nb-NAME.")
     template.add_argument("name", help="the plugin's name: lower-case letters, digits and '_'")
-    template.add_argument("--dir", default=".", help="the folder to write it in (default: here)")
+    template.add_argument("--dir", default=".", type=_path, help="the folder to write it in (default: here)")
     template.set_defaults(run_command=_new_plugin)
 
 # %% ../nbs/27_cli.ipynb #1f6d38ed
@@ -376,22 +424,89 @@ def build_parser() -> argparse.ArgumentParser:
         add_command(commands)
     return parser
 
+# %% ../nbs/27_cli.ipynb #347b0687
+_API_DUPLICATES_HINT = re.compile(r" \(pass duplicates=[^)]*\)")
+_CLI_DUPLICATES_HINT = f" (choose one with --qrels-duplicates {', '.join(d for d in QRELS_DUPLICATES if d != 'error')})"
+
+def _duplicates_hint(message: str, args) -> str:
+    "`message` with the CLI's hint for a document judged twice in the qrels of `args`, if it is about one."
+    qrels = getattr(args, "qrels", None)
+    if not hasattr(args, "qrels_duplicates") or qrels is None or not message.startswith(f"{qrels}: document "):
+        return message
+    if " times for query " not in message:
+        return message
+    return _API_DUPLICATES_HINT.sub("", message) + _CLI_DUPLICATES_HINT
+
+# %% ../nbs/27_cli.ipynb #c0986df4
+def _first_fields(path, limit: int = 1 << 16) -> int | None:
+    "How many fields the first non-blank line of the file at `path` has (read through gzip); None if unknown."
+    try:
+        with open(path, "rb") as file:
+            head = file.read(limit)
+        if head[:2] == b"\x1f\x8b":
+            head = zlib.decompressobj(wbits=31).decompress(head, limit)
+    except (OSError, ValueError, zlib.error):
+        return None
+    lines = head.split(b"\n")
+    for line in lines[:-1] if len(head) >= limit else lines:   # a line cut at the limit is not counted
+        if line.strip():
+            return len(line.split())
+    return None
+
+def _swap_hint(args) -> str:
+    "A note to add to a reading error when the qrels of `args` look like a run, or a run looks like qrels."
+    qrels, runs = getattr(args, "qrels", None), getattr(args, "run", None) or getattr(args, "runs", None)
+    if qrels is None or not runs:
+        return ""
+    order = f"`ndcg-nb {args.command}` takes the qrels first, then the run"
+    if _first_fields(qrels) == 6:
+        return f"; {qrels} looks like a run (6 fields: query Q0 doc rank score tag): {order}. Are they swapped?"
+    for run in [runs] if isinstance(runs, str) else runs:
+        if _first_fields(run) == 4:
+            return f"; {run} looks like qrels (4 fields: query iter doc relevance): {order}. Are they swapped?"
+    return ""
+
+# %% ../nbs/27_cli.ipynb #bec210a8
+def _print_output(text: str) -> int:
+    "Print `text`, flushed; a reader that went away ends the process as SIGPIPE ends `cat`, without a message."
+    try:
+        print(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        if hasattr(signal, "SIGPIPE"):          # not on Windows
+            signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGPIPE)
+        return 1
+    return 0
+
+def _error_status(exc: Exception, args) -> int:
+    "Print `exc` as one line on standard error, in the command line's words; the exit status for it."
+    usage = isinstance(exc, UsageError) or (isinstance(exc, LookupError) and not isinstance(exc, NdcgError))
+    message = str(exc.args[0] if isinstance(exc, LookupError) and exc.args else exc)
+    if isinstance(exc, InputError):
+        message = _duplicates_hint(message, args) + _swap_hint(args)
+    print(f"ndcg-nb: error: {message}", file=sys.stderr)
+    return 2 if usage else 1
+
 # %% ../nbs/27_cli.ipynb #e12537b9
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `ndcg-nb` command. An error prints one message and exits 2 for bad usage (as argparse
-    does), 1 for bad data, a failing plugin or a file that cannot be read; `--traceback` shows Python's traceback."""
+    does), 1 for bad data, a failing plugin or a file that cannot be read; Ctrl-C exits 130 with one line, output
+    cut off by its reader (`| head`) ends quietly; `--traceback` shows Python's traceback."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        print(args.run_command(args))
+        return _print_output(args.run_command(args))
+    except KeyboardInterrupt:
+        if args.traceback:
+            raise
+        print("ndcg-nb: interrupted", file=sys.stderr)
+        return 130
     except (NdcgError, ValueError, TypeError, LookupError, OSError) as exc:
         if args.traceback:
             raise
-        usage = isinstance(exc, UsageError) or (isinstance(exc, LookupError) and not isinstance(exc, NdcgError))
-        message = exc.args[0] if isinstance(exc, LookupError) and exc.args else exc
-        print(f"ndcg-nb: error: {message}", file=sys.stderr)
-        return 2 if usage else 1
-    return 0
+        return _error_status(exc, args)
 
 # %% ../nbs/27_cli.ipynb #b41fd462
 #| eval: false

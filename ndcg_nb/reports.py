@@ -102,10 +102,12 @@ def _save_difference_plots(evaluated: RunsEvaluation, baseline: str | None, path
 # %% ../nbs/21_reports.ipynb #1b412e20
 def compare_report(qrels, runs, measures=("ndcg", "ndcg_cut_10"), *, format: str = "text", marker_test: str = "t",
                    plot: str | Path | None = None, decimals: int = 4, preset="trec_eval", overrides: dict | None = None,
-                   **options) -> str:
+                   qrels_duplicates: str = "error", **options) -> str:
     """The means of each run (`*`: significant against the baseline under `marker_test`) and the table of tests,
-    in `format`; `plot` saves the per-query difference plot of each run on the first measure to that file."""
-    evaluated = evaluate_runs(qrels, runs, measures, preset=preset, **(overrides or {}))
+    in `format`; `plot` saves the per-query difference plot of each run on the first measure to that file;
+    `qrels_duplicates` as for `evaluate`."""
+    evaluated = evaluate_runs(qrels, runs, measures, preset=preset, qrels_duplicates=qrels_duplicates,
+                              **(overrides or {}))
     table = evaluated.compare(**options)
     if plot is not None:
         _save_difference_plots(evaluated, table.attrs.get("baseline"), plot)

@@ -61,10 +61,13 @@ class Evaluation:
         return float(rows["value"].iloc[0])
 
     def to_trec(self, per_query: bool = False) -> str:
-        "trec_eval's three columns: measure, query (or `all`), value to 4 decimals."
+        "trec_eval's three columns: measure, query (or `all`), value to 4 decimals; a query called `all` is refused."
         lines = []
         if per_query:
             shown = self.per_query[self.per_query.counted].sort_values("query", kind="stable")  # query by query
+            if (shown["query"].astype(str) == "all").any():
+                raise InputError("a query is called 'all', the name of trec_eval's summary rows: its per-query lines "
+                                 "would read as the summary; write the per-query values as json or csv instead")
             for row in shown.itertuples(index=False):
                 lines.append(f"{row.measure:<22s}\t{row.query}\t{row.value:6.4f}")
         for row in self.aggregate.itertuples(index=False):

@@ -187,6 +187,13 @@ def _plugin_names(name: str) -> tuple[str, str]:
     "The distribution and package names of a plugin called `name`, once the name is checked."
     if not isinstance(name, str) or not re.fullmatch(r"[a-z][a-z0-9_]*", name):
         raise UsageError(f"a plugin name is lower-case letters, digits and '_', starting with a letter; got {name!r}")
+    if name.endswith("_"):
+        raise UsageError(f"a plugin name cannot end with '_': the distribution would be called "
+                         f"ndcg-nb-{name.replace('_', '-')}, and a distribution name ends with a letter or digit; "
+                         f"got {name!r}")
+    if "__" in name:
+        raise UsageError(f"a plugin name cannot hold '__': pip reads ndcg-nb-{name.replace('_', '-')} as "
+                         f"ndcg-nb-{re.sub('_+', '-', name)}, another plugin's distribution; got {name!r}")
     return name.replace("_", "-"), f"ndcg_nb_{name}"
 
 # %% ../nbs/26_template.ipynb #a32df8d0
