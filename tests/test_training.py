@@ -302,8 +302,8 @@ def test_catboost_eval_metric_matches_catboost_ndcg():
     train, valid = slice(0, split), slice(split, None)
     metric = catboost_ndcg(10, group_id=[qid[train], qid[valid]])
     model = catboost.CatBoostRanker(iterations=8, depth=3, loss_function="YetiRank", eval_metric=metric,
-                                    custom_metric=["NDCG:top=10;type=Base"], random_seed=0, thread_count=2, allow_writing_files=False,
-                                    verbose=False)
+                                    custom_metric=["NDCG:top=10;type=Base"], random_seed=0, thread_count=2,
+                                    allow_writing_files=False, verbose=False)
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")                 # CatBoost tries to compile the metric with numba first
