@@ -160,7 +160,7 @@ def _checked_options(evaluated, baseline, tests, correction, family, alpha, conf
 
 # %% ../nbs/18_compare.ipynb #e4ffabd9
 def _one_test(test: str, d: np.ndarray, *, confidence: float, permutations: int, resamples: int, seed, exact,
-              bootstrap_method: str) -> tuple[dict, str]:
+              bootstrap_method: str, bootstrap_p_value: str = "studentized") -> tuple[dict, str]:
     "The result of one paired test on the differences `d`, and its detail."
     if test == "t":
         result = paired_t_test(d, confidence)
@@ -169,8 +169,9 @@ def _one_test(test: str, d: np.ndarray, *, confidence: float, permutations: int,
         result = {**randomization_test(d, permutations, seed, exact), "ci_low": math.nan, "ci_high": math.nan}
         return result, (f"exact: all {result['permutations']} sign assignments" if result["exact"]
                         else f"{result['permutations']} random sign assignments, seed={seed}")
-    result = bootstrap_test(d, resamples, seed, confidence, bootstrap_method)
-    return result, f"{resamples} resamples, seed={seed}, {bootstrap_method} interval"
+    result = bootstrap_test(d, resamples, seed, confidence, bootstrap_method, bootstrap_p_value)
+    p_note = ", p-value inverts the interval" if bootstrap_p_value == "interval" else ""
+    return result, f"{resamples} resamples, seed={seed}, {bootstrap_method} interval{p_note}"
 
 # %% ../nbs/18_compare.ipynb #b9255b57
 def _pair_row(evaluated: RunsEvaluation, run: str, baseline: str, measure: str) -> tuple[dict, np.ndarray]:
@@ -195,10 +196,10 @@ def _corrected(frame: pd.DataFrame, correction: str | None, family: str, alpha: 
 def _compare(evaluated: RunsEvaluation, baseline: str | None = None, *, tests=TESTS, permutations: int = 10_000,
              resamples: int = 10_000, seed: int | None = 0, exact="auto", correction: str | None = "holm",
              family: str = "measure", alpha: float = 0.05, confidence: float = 0.95,
-             bootstrap_method: str = "bca") -> pd.DataFrame:
+             bootstrap_method: str = "bca", bootstrap_p_value: str = "studentized") -> pd.DataFrame:
     baseline, tests = _checked_options(evaluated, baseline, tests, correction, family, alpha, confidence)
     settings = dict(confidence=confidence, permutations=permutations, resamples=resamples, seed=seed, exact=exact,
-                    bootstrap_method=bootstrap_method)
+                    bootstrap_method=bootstrap_method, bootstrap_p_value=bootstrap_p_value)
     rows = []
     for measure in evaluated.measures:
         for run in [r for r in evaluated.runs if r != baseline]:
@@ -218,12 +219,12 @@ def _compare(evaluated: RunsEvaluation, baseline: str | None = None, *, tests=TE
 def compare(qrels, runs, measures=("ndcg",), *, baseline: str | None = None, tests=TESTS, permutations: int = 10_000,
             resamples: int = 10_000, seed: int | None = 0, exact="auto", correction: str | None = "holm",
             family: str = "measure", alpha: float = 0.05, confidence: float = 0.95, bootstrap_method: str = "bca",
-            preset="trec_eval", **overrides) -> pd.DataFrame:
+            bootstrap_p_value: str = "studentized", preset="trec_eval", **overrides) -> pd.DataFrame:
     "Paired tests of each run against `baseline` (default: the first) on each measure: one row per run, measure, test."
     evaluated = evaluate_runs(qrels, runs, measures, preset=preset, **overrides)
     return evaluated.compare(baseline, tests=tests, permutations=permutations, resamples=resamples, seed=seed,
                              exact=exact, correction=correction, family=family, alpha=alpha, confidence=confidence,
-                             bootstrap_method=bootstrap_method)
+                             bootstrap_method=bootstrap_method, bootstrap_p_value=bootstrap_p_value)
 
 # %% ../nbs/18_compare.ipynb #574c9a3d
 def plot_differences(evaluated: RunsEvaluation, run: str, measure: str, baseline: str | None = None, ax=None,

@@ -5,6 +5,7 @@
 # %% ../nbs/14_measures.ipynb #27b5a2dd
 from __future__ import annotations
 
+import ast
 import dataclasses
 import math
 import re
@@ -17,7 +18,8 @@ from .errors import PluginError
 from .presets import Convention
 
 # %% auto #0
-__all__ = ['TREC_CUTOFFS', 'TREC_AVERAGED', 'Measure', 'parse_measure', 'parse_measures']
+__all__ = ['TREC_CUTOFFS', 'TREC_AVERAGED', 'IR_MEASURES_FIELDS', 'GDEVAL_FIELDS', 'Measure', 'ir_measures_hint', 'parse_measure',
+           'parse_measures']
 
 # %% ../nbs/14_measures.ipynb #7cc76143
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -110,10 +112,111 @@ def _unknown_measure(name: str) -> UsageError:
     return UsageError(f"unknown measure {name!r}; use ndcg, ndcg_cut.K (or ndcg_cut_K), nDCG@K, ndcg_cut "
                       f"or ndcg.GRADE=GAIN,...{installed} (see `ndcg-nb plugins`)")
 
+# %% ../nbs/14_measures.ipynb #a0c8a893
+IR_MEASURES_FIELDS = {"gain": "linear", "discount": "log2", "truncation": "cut", "ties": "docno",
+                      "normalization": "judged", "negative": "zero", "unjudged": "zero", "min_grade": None,
+                      "integer_grades": True, "float32_scores": True, "missing_queries": "zero", "zero_idcg": "zero",
+                      "unjudged_queries": "skip", "ideal_negatives": "drop", "judged_grade": None,
+                      "unjudged_grade": None, "aggregation": "mean", "default_depth": None}
+GDEVAL_FIELDS = {**IR_MEASURES_FIELDS, "gain": "exponential", "min_grade": 1, "float32_scores": False}
+
+# %% ../nbs/14_measures.ipynb #e979a4cb
+def _ir_call(text: str, name: str) -> tuple[dict, int | None] | None:
+    "The parameters and depth of ir_measures' `nDCG(param=value, ...)@K` (`@K` optional), or None if it is not one."
+    match = re.fullmatch(r"(?i)ndcg\((.*)\)(?:@(\S+))?", text, flags=re.S)
+    if not match:
+        return None
+    try:
+        call = ast.parse(f"f({match.group(1)})", mode="eval").body
+        params = {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords}
+    except (SyntaxError, ValueError):
+        raise UsageError(f"measure {name!r}: cannot read its parameters; write nDCG(name=value, ...)@K with "
+                         "literal values") from None
+    if call.args or None in params:
+        raise UsageError(f"measure {name!r}: write each parameter as name=value")
+    k = None if match.group(2) is None else _depth(match.group(2), name)
+    return params, k
+
+# %% ../nbs/14_measures.ipynb #c76a8e74
+def _ir_object(measure) -> tuple[dict, int | None] | None:
+    "The parameters and depth of an ir_measures measure object (one with `NAME` and `params`), or None."
+    params = getattr(measure, "params", None)
+    if isinstance(measure, str) or not hasattr(measure, "NAME") or not isinstance(params, dict):
+        return None
+    if measure.NAME != "nDCG":
+        raise UsageError(f"measure {str(measure)!r}: ndcg_nb computes ir_measures' nDCG, not {measure.NAME}")
+    params = dict(params)
+    cutoff = params.pop("cutoff", None)
+    return params, None if cutoff is None else _depth(str(cutoff), str(measure))
+
+# %% ../nbs/14_measures.ipynb #e5952e5f
+def _ir_fields(params: dict, k: int | None, name: str) -> tuple[dict, tuple]:
+    "The convention fields and custom (grade, gain) pairs of ir_measures' nDCG with `params`."
+    unknown = sorted(set(params) - {"dcg", "gains", "judged_only", "cutoff"})
+    if unknown:
+        raise UsageError(f"measure {name!r}: ir_measures' nDCG has no parameter {unknown[0]!r}; "
+                         "it takes cutoff, dcg, gains and judged_only")
+    dcg, gains, judged_only = params.get("dcg", "log2"), params.get("gains"), params.get("judged_only", False)
+    if dcg not in ("log2", "exp-log2") or not isinstance(judged_only, bool):
+        raise UsageError(f"measure {name!r}: dcg is 'log2' or 'exp-log2' and judged_only True or False")
+    if gains is not None and not (isinstance(gains, dict) and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in [*gains, *gains.values()])):
+        raise UsageError(f"measure {name!r}: gains is a dict of grade -> gain, e.g. {{0: 0, 1: 1, 2: 3}}")
+    pairs = tuple(sorted((float(g), float(v)) for g, v in (gains or {}).items()))
+    if dcg == "log2":
+        return {**IR_MEASURES_FIELDS, "unjudged": "drop" if judged_only else "zero"}, pairs
+    if judged_only or gains is not None or k is None:
+        raise UsageError(f"measure {name!r}: ir_measures computes dcg='exp-log2' with gdeval, which needs a depth "
+                         "(@K) and takes neither gains nor judged_only=True")
+    return dict(GDEVAL_FIELDS), pairs
+
+# %% ../nbs/14_measures.ipynb #05163752
+def _ir_name(params: dict, k: int | None) -> str:
+    "The result name of ir_measures' nDCG with `params` and depth `k`."
+    shown = {"dcg": params.get("dcg", "log2") != "log2", "gains": params.get("gains") is not None,
+             "judged_only": params.get("judged_only", False)}
+    def text(key):
+        value = params[key]
+        if key == "gains":
+            return "{" + ",".join(f"{g!r}:{v!r}" for g, v in sorted(value.items())) + "}"
+        return repr(value)
+    inside = ",".join(f"{key}={text(key)}" for key in sorted(shown) if shown[key])
+    return f"nDCG({inside})" + ("" if k is None else f"@{k}")
+
+# %% ../nbs/14_measures.ipynb #6a53e77f
+def _ir_measure(found: tuple, name: str) -> Measure:
+    "The measure of ir_measures' nDCG from its (parameters, depth)."
+    params, k = found
+    if "cutoff" in params:
+        if k is not None:
+            raise UsageError(f"measure {name!r}: a depth given twice (cutoff= and @)")
+        params = dict(params)
+        k = _depth(str(params.pop("cutoff")), name)
+    fields, pairs = _ir_fields(params, k, name)
+    return Measure(_ir_name(params, k), k, pairs, tuple(sorted(fields.items(), key=str)))
+
+# %% ../nbs/14_measures.ipynb #f0a5119c
+def ir_measures_hint(measure, skipped: int) -> str | None:
+    "A note for `measure` (as the user wrote it) when `skipped` judged queries missing from the run were left out."
+    if not isinstance(measure, str) or skipped <= 0 or not re.fullmatch(r"(?i)\s*ndcg@\S+\s*", measure):
+        return None
+    k = measure.strip()[5:]
+    return (f"{measure.strip()} is trec_eval's ndcg_cut_{k}: it leaves out the {skipped} judged queries missing from "
+            f"the run; ir_measures counts them 0: write nDCG()@{k} (or pass ir_measures.nDCG@{k}), or set "
+            "missing_queries='zero'")
+
 # %% ../nbs/14_measures.ipynb #8bf07290
-def parse_measure(name: str) -> list[Measure]:
-    "The measures named by one trec_eval-style or `nDCG@k` name."
+def parse_measure(name) -> list[Measure]:
+    "The measures named by one trec_eval-style, `nDCG@k` or ir_measures name, or an ir_measures nDCG object."
+    found = _ir_object(name)
+    if found is not None:
+        return [_ir_measure(found, str(name))]
+    if not isinstance(name, str):
+        raise UsageError(f"a measure is a name or an ir_measures nDCG measure, not {type(name).__name__}")
     text = name.strip()
+    found = _ir_call(text, name)
+    if found is not None:
+        return [_ir_measure(found, name)]
     at = re.fullmatch(r"(?i)ndcg@(\S+)", text)
     if at:
         k = _depth(at.group(1), name)
@@ -142,7 +245,11 @@ def parse_measure(name: str) -> list[Measure]:
 # %% ../nbs/14_measures.ipynb #d9292631
 def parse_measures(measures) -> list[Measure]:
     "Every measure named by `measures` (one name or a list of names); at least one."
-    names = (measures,) if isinstance(measures, str) else tuple(measures)
+    if isinstance(measures, str) or _ir_object(measures) is not None:
+        measures = (measures,)
+    elif not hasattr(measures, "__iter__"):
+        raise UsageError(f"measures is a name, an ir_measures nDCG measure or a list of them, not {type(measures).__name__}")
+    names = tuple(measures)
     wanted = [m for name in names for m in parse_measure(name)]
     if not wanted:
         raise UsageError("no measure asked for")

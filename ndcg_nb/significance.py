@@ -13,8 +13,8 @@ import numpy as np
 from .errors import UsageError
 
 # %% auto #0
-__all__ = ['BOOTSTRAP_METHODS', 'CORRECTIONS', 't_sf', 't_ppf', 'normal_cdf', 'normal_ppf', 'paired_t_test', 'effect_size',
-           'randomization_test', 'bootstrap_test', 'holm', 'bonferroni']
+__all__ = ['BOOTSTRAP_METHODS', 'P_VALUES', 'CORRECTIONS', 't_sf', 't_ppf', 'normal_cdf', 'normal_ppf', 'paired_t_test',
+           'effect_size', 'randomization_test', 'bootstrap_test', 'holm', 'bonferroni']
 
 # %% ../nbs/17_significance.ipynb #47d1fe46
 def _continued_fraction(a: float, b: float, x: float) -> float:
@@ -253,10 +253,39 @@ def _shift_p_value(d: np.ndarray, index: np.ndarray, mean: float) -> tuple[float
     t_star = np.nan_to_num(t_star, nan=0.0)      # a resample of one repeated value: no evidence either way
     return observed, float(np.count_nonzero(t_star >= observed * (1 - 1e-12)) / len(index))
 
+# %% ../nbs/17_significance.ipynb #ca92b36a
+P_VALUES = ("studentized", "interval")
+
+def _check_p_value(method: str, p_value: str):
+    if p_value not in P_VALUES:
+        raise UsageError(f"bootstrap p_value {p_value!r} is not one of {', '.join(P_VALUES)}")
+    if p_value == "interval" and method == "bca":
+        raise UsageError("p_value='interval' inverts the percentile or basic interval; BCa moves its levels with "
+                         "the data and has no p-value that agrees with it: use method='percentile' or 'basic'")
+
+# %% ../nbs/17_significance.ipynb #5c255c6d
+def _interval_test(means: np.ndarray, mean: float, confidence: float, method: str) -> tuple[float, float, float]:
+    "The p-value that inverts the percentile (or basic) interval of `means`, and that interval."
+    alpha, s = 1.0 - confidence, np.sort(means)
+    b = len(s)
+    t = int(alpha * b / 2)                    # the most means a tail may hold while 2t/B < alpha
+    while 2 * (t + 1) / b < alpha:
+        t += 1
+    while t > 0 and not 2 * t / b < alpha:
+        t -= 1
+    centre = 0.0 if method == "percentile" else 2 * mean
+    tail = min(np.count_nonzero(s <= centre), np.count_nonzero(s >= centre))
+    low, high = float(s[t]), float(s[b - 1 - t])
+    if method == "basic":
+        low, high = 2 * mean - high, 2 * mean - low
+    return float(min(1.0, 2 * tail / b)), low, high
+
 # %% ../nbs/17_significance.ipynb #6ee9c853
 def bootstrap_test(differences, resamples: int = 10_000, seed: int | None = 0, confidence: float = 0.95,
-                   method: str = "bca") -> dict:
-    "Bootstrap interval of the mean difference and the studentized shift p-value, on the same resamples."
+                   method: str = "bca", p_value: str = "studentized") -> dict:
+    """Bootstrap interval of the mean difference and, on the same resamples, the studentized shift p-value
+    (`p_value='studentized'`) or the p-value that inverts the interval (`'interval'`, percentile or basic)."""
+    _check_p_value(method, p_value)
     if method not in BOOTSTRAP_METHODS:
         raise UsageError(f"bootstrap method {method!r} is not one of {', '.join(BOOTSTRAP_METHODS)}")
     if resamples < 2:
@@ -271,6 +300,9 @@ def bootstrap_test(differences, resamples: int = 10_000, seed: int | None = 0, c
         return {"statistic": math.nan, "p_value": 1.0 if mean == 0 else 0.0, "ci_low": mean, "ci_high": mean}
     index = np.random.default_rng(seed).integers(0, n, (resamples, n))
     means = np.mean(d[index], axis=-1)
+    if p_value == "interval":
+        p, low, high = _interval_test(means, mean, confidence, method)
+        return {"statistic": mean, "p_value": p, "ci_low": low, "ci_high": high}
     alpha = (1.0 - confidence) / 2.0
     levels = [alpha, 1.0 - alpha]
     if method == "bca":

@@ -20,14 +20,24 @@ from .plugins import BoundPolicy, resolve_policy
 from .presets import Convention
 
 # %% auto #0
-__all__ = ['as_array', 'TrainingPolicies', 'training_policies', 'QueryGroups', 'NdcgMetric', 'LightGBMMetric', 'lightgbm_ndcg',
-           'XGBoostMetric', 'xgboost_ndcg', 'ndcg_score', 'GroupedNdcg', 'ndcg_scorer']
+__all__ = ['CATBOOST_POLICIES', 'as_array', 'TrainingPolicies', 'training_policies', 'QueryGroups', 'NdcgMetric',
+           'LightGBMMetric', 'lightgbm_ndcg', 'XGBoostMetric', 'xgboost_ndcg', 'CatBoostMetric', 'catboost_ndcg',
+           'ndcg_score', 'GroupedNdcg', 'ndcg_scorer']
 
 # %% ../nbs/23_training.ipynb #95652916
+def _on_cpu(values):
+    "A tensor detached from its graph and brought to the CPU (`.detach()`, `.cpu()` where it has them); else `values`."
+    for step in ("detach", "cpu"):
+        method = getattr(values, step, None)
+        if callable(method):
+            values = method()
+    return values
+
 def as_array(values, what: str = "values") -> np.ndarray:
     "`values` as a NumPy array: through DLPack or `__array__` without a copy on the CPU, else `np.asarray`."
     if isinstance(values, np.ndarray):
         return values
+    values = _on_cpu(values)
     if hasattr(values, "__dlpack__") and not hasattr(values, "to_numpy"):
         try:
             return np.from_dlpack(values)
@@ -327,11 +337,24 @@ def lightgbm_ndcg(depths=10, *, preset="lightgbm", name: str = "ndcg_nb", **poli
 
 # %% ../nbs/23_training.ipynb #c78a3d11
 class XGBoostMetric(NdcgMetric):
-    "An XGBoost `custom_metric=` for `xgboost.train`."
+    "An XGBoost `custom_metric=` for `xgboost.train`, or `eval_metric=` of `XGBRanker` (one depth)."
     def __call__(self, predt, dmatrix):
+        if not hasattr(dmatrix, "get_label"):              # XGBRanker: (labels, scores) of one query group
+            return self._one_group(predt, dmatrix)
         groups = self.groups(dmatrix, lambda: self._prepare(dmatrix))
         pairs = list(zip(self.names(), self._values(groups, predt)))
         return pairs[0] if len(pairs) == 1 else pairs
+
+    @property
+    def __name__(self) -> str:                              # the name XGBRanker reports
+        return self.names()[0]
+
+    def _one_group(self, labels, scores) -> float:
+        if len(self.depths) > 1:
+            raise UsageError(f"XGBRanker(eval_metric=...) takes one number per query, and xgboost_ndcg was given "
+                             f"{len(self.depths)} depths: give one, or pass several to xgboost.train(custom_metric=...)")
+        labels = as_array(labels, "labels")
+        return self.evaluate(labels, scores, [labels.size])[self.names()[0]]
 
     def _prepare(self, dmatrix) -> QueryGroups:
         labels = dmatrix.get_label()
@@ -348,6 +371,65 @@ class XGBoostMetric(NdcgMetric):
 def xgboost_ndcg(depths=10, *, preset="xgboost", name: str = "ndcg_nb", **policies) -> XGBoostMetric:
     "An XGBoost `custom_metric` for NDCG at `depths`, under `preset` with `policies`."
     return XGBoostMetric(depths, preset=preset, name=name, **policies)
+
+# %% ../nbs/23_training.ipynb #61e7b663
+CATBOOST_POLICIES = {"gain": "linear", "discount": "log2", "normalization": "retrieved", "negative": "keep",
+                     "zero_idcg": "one", "ties": "worst"}
+
+def _catboost_offsets(group_id) -> dict:
+    "`{dataset length: group offsets}` of one array of group ids (or `catboost.Pool`), or of a list of them."
+    first = group_id[0] if isinstance(group_id, (list, tuple)) and len(group_id) else None
+    several = first is not None and (hasattr(first, "__len__") and not isinstance(first, str)
+                                     or hasattr(first, "get_group_id_hash"))
+    found = {}
+    for ids in (group_id if several else [group_id]):
+        ids = as_array(ids.get_group_id_hash() if hasattr(ids, "get_group_id_hash") else ids, "group_id").reshape(-1)
+        starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]]) if ids.size else np.zeros(0, dtype=np.int64)
+        if len(starts) != len(np.unique(ids)):
+            raise InputError("group_id has a group whose documents are not together; CatBoost needs each "
+                             "group's documents next to each other")
+        if ids.size in found:
+            raise UsageError(f"two datasets of {ids.size} documents: catboost_ndcg tells datasets apart by length")
+        found[ids.size] = np.r_[starts, ids.size].astype(np.int64)
+    return found
+
+# %% ../nbs/23_training.ipynb #caee64d4
+class CatBoostMetric(NdcgMetric):
+    "A CatBoost `eval_metric=` (or `custom_metric=`) object: NDCG at one depth over the groups of `group_id`."
+    def __init__(self, depths, group_id, *, preset=None, name: str = "ndcg_nb", **policies):
+        super().__init__(depths, preset=preset, name=name, **policies)
+        if len(self.depths) != 1:
+            raise UsageError(f"a CatBoost metric gives one number: give catboost_ndcg one depth, not {self.depths}")
+        self.offsets = _catboost_offsets(group_id)
+
+    def is_max_optimal(self) -> bool:
+        return True
+
+    def evaluate(self, approxes, target, weight):
+        "`(NDCG summed over the groups, their weight)`; a group's weight is its first document's."
+        labels = as_array(target, "target").reshape(-1)
+        offsets = self.offsets.get(labels.size)
+        if offsets is None:
+            raise UsageError(f"CatBoost scored a dataset of {labels.size} documents, but catboost_ndcg has group ids "
+                             f"for datasets of {sorted(self.offsets)}: give group_id=[learn ids, eval ids]")
+        weights = None if weight is None else as_array(weight, "weight").reshape(-1)[offsets[:-1]]
+        groups = QueryGroups(labels, offsets, self.policies, self.depths, weights)
+        total = float(len(offsets) - 1 if weights is None else weights.sum())
+        return self._values(groups, as_array(approxes[0], "approxes"))[0] * total, total
+
+    def get_final_error(self, error: float, weight: float) -> float:
+        return error / weight if weight else float("nan")
+
+# %% ../nbs/23_training.ipynb #15824e32
+def catboost_ndcg(depth=10, group_id=None, *, preset=None, name: str = "ndcg_nb", **policies) -> CatBoostMetric:
+    """A CatBoost eval metric for NDCG at `depth` over the groups of `group_id` (each dataset's group ids, or
+    Pools), under `preset` with `policies`; without a preset, CatBoost's own `NDCG:type=Base`."""
+    if group_id is None:
+        raise UsageError("CatBoost does not pass query groups to a Python metric: give catboost_ndcg the group_id "
+                         "of the learn and eval sets, e.g. catboost_ndcg(10, group_id=[train_qid, valid_qid])")
+    if preset is None:
+        policies = {**CATBOOST_POLICIES, **policies}
+    return CatBoostMetric(depth, group_id, preset=preset, name=name, **policies)
 
 # %% ../nbs/23_training.ipynb #f8293831
 def _as_numbers(array: np.ndarray, what: str) -> np.ndarray:

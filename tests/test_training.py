@@ -11,8 +11,8 @@ import pytest
 
 from ndcg_nb import ndcg
 from ndcg_nb.errors import InputError, UsageError
-from ndcg_nb.training import (NdcgMetric, QueryGroups, as_array, lightgbm_ndcg, ndcg_score, ndcg_scorer,
-                              xgboost_ndcg)
+from ndcg_nb.training import (NdcgMetric, QueryGroups, as_array, catboost_ndcg, lightgbm_ndcg, ndcg_score,
+                              ndcg_scorer, xgboost_ndcg)
 
 lgb = pytest.importorskip("lightgbm")
 xgb = pytest.importorskip("xgboost")
@@ -271,5 +271,86 @@ def test_tensors_are_read_without_copy_and_give_the_same_numbers():
     flat_sizes = np.full(len(y_true), y_true.shape[1])
     assert metric.evaluate(torch.tensor(y_true.ravel()), scores.reshape(-1), torch.tensor(flat_sizes)) == \
         metric.evaluate(y_true.ravel(), y_score.ravel(), flat_sizes)
-    with pytest.raises(InputError, match="cannot be read as a CPU array"):
-        ndcg_score(y_true, scores.clone().requires_grad_(True))
+    graded = scores.clone().requires_grad_(True)            # read through .detach(), as a training loop holds it
+    assert ndcg_score(y_true, graded, k=3) == ndcg_score(y_true, y_score, k=3)
+
+
+def test_xgbranker_eval_metric_matches_xgboost_ndcg():
+    "XGBRanker calls the metric once per group; with groups of one length its mean is XGBoost's ndcg@10's."
+    rng = np.random.default_rng(7)
+    sizes = np.full(60, 12)
+    features, labels = rng.normal(size=(sizes.sum(), 5)), rng.integers(0, 4, sizes.sum()).astype(float)
+    qid = np.repeat(np.arange(len(sizes)), sizes)
+    rounds = []
+    for metric, name in (("ndcg@10", "ndcg@10"), (xgboost_ndcg(10), "ndcg_nb@10")):
+        ranker = xgb.XGBRanker(n_estimators=6, max_depth=3, n_jobs=2, eval_metric=metric)
+        ranker.fit(features, labels, qid=qid, eval_set=[(features, labels)], eval_qid=[qid], verbose=False)
+        rounds.append(ranker.evals_result()["validation_0"][name])
+    assert len(np.unique(rounds[0])) > 1
+    np.testing.assert_allclose(rounds[1], rounds[0], rtol=0, atol=5e-7)    # XGBoost keeps 6 decimals of a custom metric
+    with pytest.raises(UsageError, match="pass several to xgboost.train"):
+        xgb.XGBRanker(n_estimators=1, eval_metric=xgboost_ndcg([3, 10])).fit(
+            features, labels, qid=qid, eval_set=[(features, labels)], eval_qid=[qid], verbose=False)
+
+
+def test_catboost_eval_metric_matches_catboost_ndcg():
+    catboost = pytest.importorskip("catboost", reason="catboost is not installed (dev extra: pip install catboost)")
+    sizes, features, labels, _ = graded(8, n_groups=80, min_size=2)
+    qid = np.repeat(np.arange(len(sizes)), sizes)
+    cut = int(np.searchsorted(np.cumsum(sizes), int(sizes.sum() * 0.6)))
+    split = int(np.cumsum(sizes)[cut])
+    train, valid = slice(0, split), slice(split, None)
+    metric = catboost_ndcg(10, group_id=[qid[train], qid[valid]])
+    model = catboost.CatBoostRanker(iterations=8, depth=3, loss_function="YetiRank", eval_metric=metric,
+                                    custom_metric=["NDCG:top=10;type=Base"], random_seed=0, thread_count=2,
+                                    allow_writing_files=False, verbose=False)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")                 # CatBoost tries to compile the metric with numba first
+        model.fit(features[train], labels[train], group_id=qid[train],
+                  eval_set=catboost.Pool(features[valid], labels[valid], group_id=qid[valid]))
+    history = model.get_evals_result()["validation"]
+    assert_rounds_equal(history["NDCG:top=10;type=Base"], history[type(metric).__name__])
+
+
+def test_catboost_metric_without_groups_says_what_to_give():
+    with pytest.raises(UsageError, match="group_id=\\[train_qid, valid_qid\\]"):
+        catboost_ndcg(10)
+
+
+class StandInTensor:
+    "The part of a torch tensor ndcg_nb uses: refuses to be read until detached and on the CPU."
+    def __init__(self, array, requires_grad=True, device="cuda:0"):
+        self.array, self.requires_grad, self.device = np.asarray(array, dtype=float), requires_grad, device
+
+    def detach(self):
+        return StandInTensor(self.array, False, self.device)
+
+    def cpu(self):
+        return StandInTensor(self.array, self.requires_grad, "cpu")
+
+    def __array__(self, dtype=None, copy=None):
+        if self.requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if self.device != "cpu":
+            raise TypeError("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() first")
+        return self.array if dtype is None else self.array.astype(dtype)
+
+
+def test_tensors_that_require_grad_or_live_on_a_gpu_are_read():
+    y_true, y_score, _ = _cases(12)
+    expected = ndcg_score(y_true, y_score, k=3)
+    assert ndcg_score(StandInTensor(y_true), StandInTensor(y_score), k=3) == expected
+    metric = NdcgMetric(5, preset="lightgbm")
+    sizes = np.full(len(y_true), y_true.shape[1])
+    assert metric.evaluate(StandInTensor(y_true.ravel()), StandInTensor(y_score.ravel()), sizes) == \
+        metric.evaluate(y_true.ravel(), y_score.ravel(), sizes)
+
+
+def test_real_torch_tensor_that_requires_grad():
+    torch = pytest.importorskip("torch", reason="torch is not installed")
+    y_true, y_score, _ = _cases(13)
+    scores = torch.tensor(y_score, requires_grad=True)
+    assert ndcg_score(y_true, scores * 1.0, k=3) == ndcg_score(y_true, y_score, k=3)
+    if torch.cuda.is_available():
+        assert ndcg_score(y_true, scores.cuda(), k=3) == ndcg_score(y_true, y_score, k=3)
