@@ -289,6 +289,14 @@ def _worst_dcg(pool: Batch, pool_gains: np.ndarray, k, dcg_of) -> np.ndarray:
     counts = segment_sum(keep.astype(float), offsets).astype(np.int64)
     return dcg_of(pool.grades[index[keep]], counts)
 
+# %% ../nbs/07_core.ipynb #3d0819ba
+def _ideal_dcg_at_length(s: Scores, dcg_of) -> np.ndarray:
+    "The ideal DCG of each list cut at the length of its ranked list (after truncation): `ideal_dcg_at_length`."
+    lengths = np.diff(s.offsets)
+    keep = positions_in_lists(s.ideal_offsets) < lengths[list_ids(s.ideal_offsets)]
+    counts = segment_sum(keep.astype(float), s.ideal_offsets).astype(np.int64)
+    return dcg_of(s.ideal_grades[keep], counts)
+
 # %% ../nbs/07_core.ipynb #a221f6db
 def _normalize(normalization: BoundPolicy, s: Scores, batch: Batch, pool: Batch, pool_gains, gain, discount,
                truncation, k, ties, tie_groups, own_pool: bool, max_grades, context,
@@ -315,7 +323,8 @@ def _normalize(normalization: BoundPolicy, s: Scores, batch: Batch, pool: Batch,
 
     available = {"ideal_dcg": lambda: s.idcg, "retrieved_ideal_dcg": retrieved_ideal_dcg,
                  "worst_dcg": lambda: _worst_dcg(pool, pool_gains, k, dcg_of), "max_grades": lambda: max_grades,
-                 "lengths": lambda: s.lengths, "k": lambda: k, "dcg_of": lambda: dcg_of}
+                 "lengths": lambda: s.lengths, "k": lambda: k, "dcg_of": lambda: dcg_of,
+                 "ideal_dcg_at_length": lambda: _ideal_dcg_at_length(s, dcg_of)}
     result = normalization(s.dcg, context={name: available[name]() for name in normalization.context})
     name = f"normalization policy {normalization.policy.name!r} from plugin {normalization.policy.plugin!r}"
     try:
@@ -456,10 +465,11 @@ def score_batch(batch: Batch, k: int | None = None, *, ideal: Batch | None = Non
 
 # %% ../nbs/07_core.ipynb #a21be611
 def ndcg_ratio(dcg: np.ndarray, idcg: np.ndarray, zero_idcg: str, names=None) -> tuple[np.ndarray, np.ndarray]:
-    "Per-list NDCG and the boolean mask of lists whose IDCG <= 0 (`names`: what to call the lists in errors)."
+    """Per-list NDCG and the boolean mask of lists whose IDCG <= 0 (`names`: what to call the lists in errors);
+    under `zero_idcg='signed'` only an IDCG of exactly 0 is undefined (scored 0), and a negative one divides."""
     if zero_idcg not in ZERO_IDCG_POLICIES:
         raise UsageError(f"unknown zero_idcg policy {zero_idcg!r}; choose one of {', '.join(ZERO_IDCG_POLICIES)}")
-    undefined = idcg <= 0
+    undefined = idcg == 0 if zero_idcg == "signed" else idcg <= 0
     if undefined.any() and zero_idcg == "raise":
         rows = np.flatnonzero(undefined)
         shown = ", ".join(str(names[i]) if names is not None else str(i) for i in rows[:10])
@@ -470,7 +480,7 @@ def ndcg_ratio(dcg: np.ndarray, idcg: np.ndarray, zero_idcg: str, names=None) ->
         where = "" if names is None and len(idcg) == 1 else f": {what} {shown}"
         raise InputError(f"{which} IDCG <= 0 (no document with positive gain), so NDCG is undefined{where}. "
                          "Choose zero_idcg='zero', 'one', 'skip' or 'nan'.")
-    fill = {"zero": 0.0, "one": 1.0}.get(zero_idcg, np.nan)
+    fill = {"zero": 0.0, "one": 1.0, "signed": 0.0}.get(zero_idcg, np.nan)
     with np.errstate(divide="ignore", invalid="ignore"):
         values = np.where(undefined, fill, dcg / np.where(undefined, 1.0, idcg))
     return values, undefined

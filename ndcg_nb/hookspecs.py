@@ -17,7 +17,8 @@ CONTEXT = {
     "gain": ("list_index", "max_grades"),
     "discount": ("k", "lengths"),
     "truncation": ("doc_ids", "judged", "scores", "ideal"),
-    "normalization": ("ideal_dcg", "retrieved_ideal_dcg", "worst_dcg", "max_grades", "lengths", "k", "dcg_of"),
+    "normalization": ("ideal_dcg", "retrieved_ideal_dcg", "worst_dcg", "max_grades", "lengths", "k", "dcg_of",
+                      "ideal_dcg_at_length"),
     "preset": (),
     "measure": (),
 }
@@ -160,10 +161,13 @@ def register_normalizations(register):
     - ``k``: the depth (``int`` or ``None``).
     - ``dcg_of``: a function ``dcg_of(grades, lengths) -> dcg`` giving the DCG, under the call's
       gain and discount, of lists written flat in the order given.
+    - ``ideal_dcg_at_length``: as ``ideal_dcg``, with each list's ideal cut at the length of the
+      ranked list (after truncation) rather than at ``k``.
 
     The built-ins: ``judged`` (``0`` to ``ideal_dcg``), ``retrieved`` (``0`` to
     ``retrieved_ideal_dcg``), ``minmax`` (``worst_dcg`` to ``ideal_dcg``) and ``full`` (``0`` to
-    the DCG of ``k`` documents of a grade, by default ``max_grades``).
+    the DCG of ``k`` documents of a grade, by default ``max_grades``) and ``judged_to_length``
+    (``0`` to ``ideal_dcg_at_length``).
     """
 
 # %% ../nbs/01_hookspecs.ipynb #d9918494

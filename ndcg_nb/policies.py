@@ -18,8 +18,8 @@ from .segments import ranks_from_lengths
 __all__ = ['ZERO_IDCG_POLICIES', 'linear_gain', 'exponential_gain', 'table_gain', 'positive_gain', 'shifted_exponential_gain',
            'log2_discount', 'log_discount', 'natural_log_discount', 'no_discount', 'inverse_rank_discount',
            'jk_discount', 'check_depth', 'cut_truncation', 'pad_truncation', 'judged_normalization',
-           'retrieved_normalization', 'minmax_normalization', 'full_normalization', 'register_gains',
-           'register_discounts', 'register_truncations', 'register_normalizations']
+           'retrieved_normalization', 'minmax_normalization', 'full_normalization', 'judged_to_length_normalization',
+           'register_gains', 'register_discounts', 'register_truncations', 'register_normalizations']
 
 # %% ../nbs/03_policies.ipynb #36c8b696
 def linear_gain(grades: np.ndarray) -> np.ndarray:
@@ -117,7 +117,7 @@ def jk_discount(ranks: np.ndarray, base: float = 2) -> np.ndarray:
     return np.where(discounted, math.log(base) / np.log(np.where(discounted, ranks, 2.0)), 1.0)
 
 # %% ../nbs/03_policies.ipynb #4d009dee
-ZERO_IDCG_POLICIES = ("zero", "one", "skip", "nan", "raise")   # what a list with IDCG <= 0 scores (see core)
+ZERO_IDCG_POLICIES = ("zero", "one", "skip", "nan", "raise", "signed")   # what a list with IDCG <= 0 scores (see core)
 
 def check_depth(k):
     "Raise `ValueError` unless `k` is a positive integer or `None` (no depth)."
@@ -168,6 +168,15 @@ def full_normalization(dcg: np.ndarray, grade: float | None = None, *, k, max_gr
     grades = max_grades if grade is None else np.full(n, float(grade))
     return np.zeros(n), dcg_of(np.repeat(grades, k), np.full(n, k, dtype=np.int64))
 
+# %% ../nbs/03_policies.ipynb #0b4d928d
+def judged_to_length_normalization(dcg: np.ndarray, only_without_depth: bool = False, *, k,
+                                   ideal_dcg: np.ndarray, ideal_dcg_at_length: np.ndarray):
+    "From 0 to the ideal DCG of the judged pool cut at each list's own length (only when `k` is None, if asked)."
+    if isinstance(only_without_depth, str):
+        only_without_depth = only_without_depth.strip().lower() in ("true", "yes", "1")
+    high = ideal_dcg if (only_without_depth and k is not None) else ideal_dcg_at_length
+    return np.zeros_like(dcg), high
+
 # %% ../nbs/03_policies.ipynb #957dee16
 @hookimpl
 def register_gains(register):
@@ -198,3 +207,5 @@ def register_normalizations(register):
     register("retrieved", retrieved_normalization, "DCG / ideal DCG of the retrieved documents alone")
     register("minmax", minmax_normalization, "(DCG - worst DCG) / (ideal DCG - worst DCG), Gienapp et al. 2020")
     register("full", full_normalization, "DCG / DCG of k documents of grade=best grade of the pool")
+    register("judged_to_length", judged_to_length_normalization,
+             "DCG / ideal DCG of the judged pool cut at each list's length (Elasticsearch; RecBole, Elliot without k)")

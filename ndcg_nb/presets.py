@@ -239,11 +239,11 @@ PRESET_NOTES["ntcir_ndcg_b"] = PRESET_NOTES["ntcir"]
 def torchmetrics_preset(aggregation: str = "mean") -> Convention:
     """torchmetrics `retrieval_normalized_dcg` / `RetrievalNormalizedDCG(aggregation=...)`
     (`functional/retrieval/ndcg.py`, `retrieval/base.py`): linear gain, log2, the given list as ideal with negatives
-    kept, ties averaged (`_tie_average_dcg`) on float32 predictions, IDCG 0 scores 0 (a query without judgments too); `median` is torch's lower median."""
+    kept, ties averaged (`_tie_average_dcg`) on float32 predictions, IDCG 0 scores 0 (a query without judgments too) and a negative IDCG divides; `median` is torch's lower median."""
     if aggregation not in ("mean", "median", "min", "max"):
         raise UsageError(f"torchmetrics aggregation must be mean, median, min or max, got {aggregation!r}")
     return Convention(gain="linear", ties="average", normalization="retrieved", negative="keep", ideal_negatives="keep",
-                      unjudged_queries="zero", zero_idcg="zero", float32_scores=True, aggregation="lower_median" if aggregation == "median" else aggregation,
+                      unjudged_queries="zero", zero_idcg="signed", float32_scores=True, aggregation="lower_median" if aggregation == "median" else aggregation,
                       preset="torchmetrics")
 
 PRESET_NOTES["torchmetrics"] = ("torchmetrics computes in float32 (agreement to ~1e-7); the class calls a query 'empty' when its "
@@ -254,10 +254,10 @@ PRESET_NOTES["torchmetrics"] = ("torchmetrics computes in float32 (agreement to 
 def tf_ranking_preset(mask: bool = False) -> Convention:
     """TF-Ranking `NDCGMetric` (`tensorflow_ranking/python/metrics_impl.py`): gain 2^g - 1, log2, ideal from the list
     (`weights * gain` sorted); without a mask a negative label is padding (gain 0, ranked last), with a mask given
-    (`mask=True`, or ragged inputs) it is a real negative grade; IDCG 0 scores 0 (`divide_no_nan`), a list without judgments too."""
+    (`mask=True`, or ragged inputs) it is a real negative grade; IDCG 0 scores 0 and a negative one divides (`divide_no_nan`), a list without judgments too."""
     return Convention(gain="exponential", ties="input", normalization="retrieved",
                       negative="keep" if _flag('mask', mask) else "zero", ideal_negatives="keep" if _flag('mask', mask) else "drop",
-                      unjudged_queries="zero", zero_idcg="zero", float32_scores=True,
+                      unjudged_queries="zero", zero_idcg="signed", float32_scores=True,
                       preset="tf_ranking")
 
 PRESET_NOTES["tf_ranking"] = ("TF-Ranking shuffles tied predictions at random (sort_by_scores(shuffle_ties=True)): no preset can "
@@ -284,9 +284,10 @@ PRESET_NOTES["catboost"] = ("CatBoost stores labels as float32 (grades like 0.1 
 def ranklib_preset(qrel_file: bool = False) -> Convention:
     """RankLib `NDCGScorer` (`metric/NDCGScorer.java`, `DCGScorer.java`): gain 2^g - 1 on `(int)` labels, log2, stable
     sort (ties in input order), ideal from the ranked list or, with a `-qrel` file, from every judged document; a
-    ranked list without any relevant document (a run query without qrels too) scores 0."""
+    ranked list without any relevant document (a run query without qrels too) scores 0 (with `-qrel`, a ranked list of a query the file does not judge is left out)."""
     return Convention(gain="exponential", ties="input", normalization="judged" if _flag('qrel_file', qrel_file) else "retrieved",
-                      integer_grades=True, negative="zero", unjudged_queries="zero", zero_idcg="zero", preset="ranklib")
+                      integer_grades=True, negative="zero",
+                      unjudged_queries="skip" if _flag('qrel_file', qrel_file) else "zero", zero_idcg="zero", preset="ranklib")
 
 PRESET_NOTES["ranklib"] = ("RankLib's gain is a Java int shift (grade 31 wraps, 32 gives 0), its -qrel labels are rounded "
                            "(Math.rint) not truncated, and a negative label crashes it.")
@@ -319,15 +320,17 @@ PRESET_NOTES["recommenders"] = ("Recommenders scores 0 a user with no hit at all
 
 # %% ../nbs/12_presets.ipynb #03b39901
 def recbole_preset() -> Convention:
-    """RecBole `NDCG` (`recbole/evaluator/metrics.py`): binary hits, log2, ideal min(#positives, k) ones."""
-    return Convention(gain="positive", ties="input", normalization="judged", zero_idcg="skip", preset="recbole")
+    """RecBole `NDCG` (`recbole/evaluator/metrics.py`): binary hits (grade 1 or more), log2, ideal min(#positives, k)
+    ones, k being the list's length when not given; users without a positive are not evaluated."""
+    return Convention(gain="positive", ties="input", normalization="judged_to_length:only_without_depth=true", min_grade=1,
+                      zero_idcg="skip", preset="recbole")
 
 def elliot_preset(threshold: float = 0) -> Convention:
     """Elliot `nDCG` (`elliot/evaluation/metrics/accuracy/ndcg/ndcg.py`, `relevance.py`): gain 2^(g - t + 1) - 1 for
     grades g >= t (`relevance_threshold`, 0 by default), log2, ideal from the user's grades >= t, users without a
-    relevant item skipped."""
-    return Convention(gain=f"shifted_exponential:threshold={threshold}", ties="input", normalization="judged",
-                      negative="zero", zero_idcg="skip", preset="elliot")
+    relevant item skipped; an unjudged item gains 0, and with no cut-off the ideal stops at the list's length."""
+    return Convention(gain=f"shifted_exponential:threshold={threshold}", ties="input", normalization="judged_to_length:only_without_depth=true",
+                      negative="keep", unjudged_grade=float(threshold) - 1, zero_idcg="skip", preset="elliot")
 
 PRESET_NOTES["recbole"] = "RecBole rounds its means to 4 decimals (metric_decimal_place) and orders ties by torch.topk."
 PRESET_NOTES["elliot"] = "Elliot scores a user whose DCG is 0 with 0 even when the ideal is 0 too (ndcg_nb skips IDCG-0 users)."
@@ -335,17 +338,20 @@ PRESET_NOTES["elliot"] = "Elliot scores a user whose DCG is 0 with 0 even when t
 # %% ../nbs/12_presets.ipynb #375c83bb
 def vespa_preset(graded: bool = False) -> Convention:
     """pyvespa `VespaEvaluator` (`vespa/evaluation/_base.py`): linear gain on grades in [0, 1] (`graded`) or binary
-    relevant sets, log2, ideal from all judged, k 10 when not given; judged queries missing from the run count 0."""
+    relevant sets (grade 1 or more; a query without one is skipped), log2, ideal from all judged, k 10 when not given; judged queries missing from the run count 0."""
     return Convention(gain="linear" if _flag('graded', graded) else "positive", ties="input", normalization="judged", missing_queries="zero",
-                      zero_idcg="zero", default_depth=10, preset="vespa")
+                      min_grade=None if _flag('graded', graded) else 1, zero_idcg="zero" if _flag('graded', graded) else "skip",
+                      default_depth=10, preset="vespa")
 
 def elasticsearch_preset(unknown_doc_rating: float | None = None) -> Convention:
     """Elasticsearch `rank_eval` `dcg` with `normalize: true` (`DiscountedCumulativeGain.java`): gain 2^r - 1, log2,
-    ideal from every rated document with negatives kept; an unrated hit is skipped (rank kept) or rated
+    ideal from every rated document with negatives kept, as deep
+    as the hits returned; an unrated hit is skipped (rank kept) or rated
     `unknown_doc_rating`, which never enters the ideal; window 10; every request counts (IDCG 0
     scores 0)."""
-    return Convention(gain="exponential", ties="input", normalization="judged", negative="keep", ideal_negatives="keep",
-                      integer_grades=True, unjudged_grade=unknown_doc_rating, unjudged_queries="zero", zero_idcg="zero", default_depth=10,
+    return Convention(gain="exponential", ties="input", normalization="judged_to_length", negative="keep",
+                      ideal_negatives="keep", integer_grades=True, unjudged_grade=unknown_doc_rating, unjudged_queries="zero",
+                      zero_idcg="signed", default_depth=10,
                       preset="elasticsearch")
 
 PRESET_NOTES["vespa"] = "pyvespa refuses graded relevance outside [0, 1]; ndcg_nb scores any grade."

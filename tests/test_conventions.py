@@ -162,7 +162,10 @@ def _compare(preset, stem, variant, tol, name, entry):
         tol = FLOAT32_TOL if any(float(np.float32(g)) != g for g in grades) else TOL
     theirs = _theirs(entry)
     mine = ours(preset, CASES[name], OVERRIDES.get(variant))
-    if stem in PARTIAL_PER_QUERY:
+    # a tool whose per-query output failed for some query (the census records the error text) while its mean is
+    # printed: check the queries it did give, and the mean, which counts the others
+    failed_queries = any(isinstance(v, str) for v in entry["per_query"].values())
+    if stem in PARTIAL_PER_QUERY or failed_queries:
         assert set(theirs) <= set(mine), (preset, name, mine, theirs)
         mean = entry["mean"]
         if isinstance(mean, (int, float)) and not math.isnan(mean):
