@@ -284,7 +284,8 @@ class RankDiscount:
 
 def test_override_shows_in_labels_and_listing():
     assert resolve_policy("discount", "log2").label == "log2"
-    name = register_plugin(RankDiscount(), name="rank-discount")
+    with pytest.warns(PluginWarning, match="plugin 'rank-discount' overrides ndcg_nb's built-in discount 'log2'"):
+        name = register_plugin(RankDiscount(), name="rank-discount")
     try:
         bound = resolve_policy("discount", "log2")
         assert bound.label == "log2 [plugin rank-discount]"
@@ -294,8 +295,10 @@ def test_override_shows_in_labels_and_listing():
         rows = {row["plugin"]: row for row in list_plugins()}
         assert any("discount 'log2'" in note and "rank-discount" in note for note in rows["ndcg_nb.builtins"]["notes"])
         assert any("overrides" in note and "discount 'log2'" in note for note in rows["rank-discount"]["notes"])
-        with pytest.raises(PluginError, match="comes from plugin 'rank-discount', not 'ndcg_nb.builtins'"):
-            resolve_policy("discount", "log2 [plugin ndcg_nb.builtins]")
+        builtin = resolve_policy("discount", "log2 [plugin ndcg_nb.builtins]")   # the built-in stays reachable (issue 22)
+        assert builtin.policy.plugin == "ndcg_nb.builtins" and builtin.label == "log2 [plugin ndcg_nb.builtins]"
+        with pytest.raises(PluginError, match="comes from plugin 'rank-discount', not 'other'"):
+            resolve_policy("discount", "log2 [plugin other]")
     finally:
         unregister_plugin(name)
     assert resolve_policy("discount", "log2").label == "log2"
