@@ -104,7 +104,7 @@ class _Refusal(PluginError):
         super().__init__(f"plugin {plugin!r} {reason}")
         self.reason = reason
 
-# %% ../nbs/05_plugins.ipynb #ee6732fd
+# %% ../nbs/05_plugins.ipynb #8053a0cd
 _LOAD_FAILURES = (Exception, SystemExit, KeyboardInterrupt)   # what a plugin may raise while loading: all reported
 
 def _describe(exc: BaseException) -> str:
@@ -287,28 +287,28 @@ def _hook_problem(manager: pluggy.PluginManager, plugin) -> str | None:
                     f"hook does not have (it passes {', '.join(spec.argnames)})")
     return None
 
-# %% ../nbs/05_plugins.ipynb #a1cbbdd3
-def _unmatched_hooks(manager: pluggy.PluginManager, plugin, name: str) -> list[str]:
-    """The plugin's hook implementations that match no hook of ndcg_nb (those pluggy's `check_pending` names,
-    and optional ones, which it skips), and its functions named like a hook but not marked `@hookimpl`."""
-    found = [hook for hook, caller in vars(manager.hook).items() if not hook.startswith("_")
-             and getattr(caller, "spec", None) is None
+# %% ../nbs/05_plugins.ipynb #8748576c
+def _unmatched_hooks(manager: pluggy.PluginManager, plugin, name: str) -> list[tuple[str, str]]:
+    """The plugin's hook implementations pluggy never calls, with why: those matching no hook of ndcg_nb (what
+    pluggy's `check_pending` names, and optional ones, which it skips), and functions named like a hook but not
+    marked `@hookimpl`."""
+    found = [(hook, "matches no hook of ndcg_nb") for hook, caller in vars(manager.hook).items()
+             if not hook.startswith("_") and getattr(caller, "spec", None) is None
              and any(impl.plugin_name == name for impl in caller.get_hookimpls())]
     for attribute in dir(plugin):
         if (attribute.startswith("register") and manager.parse_hookimpl_opts(plugin, attribute) is None
                 and difflib.get_close_matches(attribute, list(_HOOKS.values()), n=1, cutoff=0.85)
                 and callable(getattr(plugin, attribute, None))):
-            found.append(f"{attribute} (not marked with ndcg_nb's @hookimpl)")
+            found.append((attribute, "is not marked with ndcg_nb's @hookimpl"))
     return found
 
 def _warn_unmatched_hooks(manager: pluggy.PluginManager, plugin, name: str, who: str):
     "Warn, naming the plugin and the hooks, about implementations pluggy will never call."
-    for hook in _unmatched_hooks(manager, plugin, name):
-        bare = hook.split(" ")[0]
-        close = difflib.get_close_matches(bare, list(_HOOKS.values()), n=1)
-        hint = f"; did you mean {close[0]!r}?" if close and close[0] != bare else ""
-        _warn(f"{who} implements hook {hook!r}, which matches no hook of ndcg_nb, so it is never "
-              f"called{hint} (the hooks are {', '.join(_HOOKS.values())})")
+    for hook, why in _unmatched_hooks(manager, plugin, name):
+        close = difflib.get_close_matches(hook, list(_HOOKS.values()), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close and close[0] != hook else ""
+        _warn(f"{who} implements hook {hook!r}, which {why}, so it is never called{hint} "
+              f"(the hooks are {', '.join(_HOOKS.values())})")
 
 # %% ../nbs/05_plugins.ipynb #28f457b1
 def _add(manager: pluggy.PluginManager, plugin, name: str) -> str:
@@ -576,7 +576,7 @@ def parse_policy_spec(spec) -> tuple[str, dict]:
         params[key.strip()] = parse_value(value)
     return name.strip(), params
 
-# %% ../nbs/05_plugins.ipynb #0e57470c
+# %% ../nbs/05_plugins.ipynb #1f66d390
 def _read_only(value):
     "An array as a policy sees it: a read-only view, so a write into it fails instead of changing the caller's data."
     if isinstance(value, np.ndarray) and value.flags.writeable:
@@ -597,7 +597,7 @@ def _failure(policy: Policy, exc: Exception) -> str:
                 "inputs: return a new array (`grades * 2`, not `grades *= 2`)")
     return f"{who_computes(policy)} failed: {_describe(exc)}"
 
-# %% ../nbs/05_plugins.ipynb #0141114c
+# %% ../nbs/05_plugins.ipynb #292c9722
 def _overridden(policy: Policy) -> bool:
     "Whether a plugin other than the policy's own has its name now (a built-in overridden with override=True)."
     registry = _current_registry()
@@ -655,7 +655,7 @@ def _split_plugin(spec) -> tuple[Any, str | None]:
     bare = text[:found.start()]
     return ((bare, *spec[1:]) if isinstance(spec, tuple) else bare), found.group(1).strip()
 
-# %% ../nbs/05_plugins.ipynb #f1dd309e
+# %% ../nbs/05_plugins.ipynb #e1125057
 _POLICY_FIELDS = ("gain", "discount", "truncation", "normalization")
 
 def _pin_builtin(kind: str, spec):
@@ -727,7 +727,7 @@ def _check_parameters(kind: str, name: str, policy: Policy, params: dict):
         raise UsageError(f"{kind} policy {name!r} (plugin {policy.plugin!r}) needs parameter {missing[0]!r}, "
                          f"e.g. {kind}=({name!r}, {{{missing[0]!r}: ...}}) or '{name}:{missing[0]}=...'")
 
-# %% ../nbs/05_plugins.ipynb #f6136cc9
+# %% ../nbs/05_plugins.ipynb #afbc4e5f
 _TRUE, _FALSE = ("true", "yes", "1"), ("false", "no", "0")
 
 def parse_flag(value, what: str = "the value") -> bool:
