@@ -104,7 +104,7 @@ class _Refusal(PluginError):
         super().__init__(f"plugin {plugin!r} {reason}")
         self.reason = reason
 
-# %% ../nbs/05_plugins.ipynb #8053a0cd
+# %% ../nbs/05_plugins.ipynb #62d40640
 _LOAD_FAILURES = (Exception, SystemExit, KeyboardInterrupt)   # what a plugin may raise while loading: all reported
 
 def _describe(exc: BaseException) -> str:
@@ -287,7 +287,7 @@ def _hook_problem(manager: pluggy.PluginManager, plugin) -> str | None:
                     f"hook does not have (it passes {', '.join(spec.argnames)})")
     return None
 
-# %% ../nbs/05_plugins.ipynb #8748576c
+# %% ../nbs/05_plugins.ipynb #a41251ec
 def _unmatched_hooks(manager: pluggy.PluginManager, plugin, name: str) -> list[tuple[str, str]]:
     """The plugin's hook implementations pluggy never calls, with why: those matching no hook of ndcg_nb (what
     pluggy's `check_pending` names, and optional ones, which it skips), and functions named like a hook but not
@@ -576,7 +576,7 @@ def parse_policy_spec(spec) -> tuple[str, dict]:
         params[key.strip()] = parse_value(value)
     return name.strip(), params
 
-# %% ../nbs/05_plugins.ipynb #1f66d390
+# %% ../nbs/05_plugins.ipynb #29e2e0a2
 def _read_only(value):
     "An array as a policy sees it: a read-only view, so a write into it fails instead of changing the caller's data."
     if isinstance(value, np.ndarray) and value.flags.writeable:
@@ -597,7 +597,7 @@ def _failure(policy: Policy, exc: Exception) -> str:
                 "inputs: return a new array (`grades * 2`, not `grades *= 2`)")
     return f"{who_computes(policy)} failed: {_describe(exc)}"
 
-# %% ../nbs/05_plugins.ipynb #292c9722
+# %% ../nbs/05_plugins.ipynb #4478522a
 def _overridden(policy: Policy) -> bool:
     "Whether a plugin other than the policy's own has its name now (a built-in overridden with override=True)."
     registry = _current_registry()
@@ -655,7 +655,7 @@ def _split_plugin(spec) -> tuple[Any, str | None]:
     bare = text[:found.start()]
     return ((bare, *spec[1:]) if isinstance(spec, tuple) else bare), found.group(1).strip()
 
-# %% ../nbs/05_plugins.ipynb #e1125057
+# %% ../nbs/05_plugins.ipynb #a987a741
 _POLICY_FIELDS = ("gain", "discount", "truncation", "normalization")
 
 def _pin_builtin(kind: str, spec):
@@ -727,7 +727,7 @@ def _check_parameters(kind: str, name: str, policy: Policy, params: dict):
         raise UsageError(f"{kind} policy {name!r} (plugin {policy.plugin!r}) needs parameter {missing[0]!r}, "
                          f"e.g. {kind}=({name!r}, {{{missing[0]!r}: ...}}) or '{name}:{missing[0]}=...'")
 
-# %% ../nbs/05_plugins.ipynb #afbc4e5f
+# %% ../nbs/05_plugins.ipynb #b1864efd
 _TRUE, _FALSE = ("true", "yes", "1"), ("false", "no", "0")
 
 def parse_flag(value, what: str = "the value") -> bool:

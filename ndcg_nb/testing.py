@@ -92,30 +92,7 @@ def _check_gain(policy: BoundPolicy, rng) -> list[str]:
         pass
     return problems
 
-# %% ../nbs/25_testing.ipynb #965c5ed6
-def _check_list_discount(policy: BoundPolicy, rng) -> list[str]:
-    "A discount per list: positive, finite weights, and each list's weights the same alone as in a batch."
-    lengths = rng.integers(1, 12, 6)
-    ranks = np.concatenate([np.arange(1, n + 1) for n in lengths])
-    try:
-        weights = policy(ranks, context={"k": 10, "lengths": lengths})
-        alone = np.asarray(policy(ranks[:lengths[0]], context={"k": 10, "lengths": lengths[:1]}), dtype=float)
-    except _ERRORS as error:
-        return [f"fails on {len(lengths)} lists of lengths 1 to 11: {error}"]
-    try:
-        weights = check_values(policy, weights, ranks.shape, f"the ranks of {len(lengths)} lists")
-    except PluginError as error:
-        return [_as_problem(policy, error)]
-    problems = []
-    if (weights <= 0).any():
-        problems.append("returns a weight <= 0; weights must be positive")
-    if not np.array_equal(alone, weights[:lengths[0]]):
-        problems.append("gives a list other weights alone than in a batch (a list's weights may depend on that list only)")
-    if not problems and (above := _above_one(policy)):
-        problems.append(above)
-    return problems
-
-# %% ../nbs/25_testing.ipynb #040d1e4d
+# %% ../nbs/25_testing.ipynb #170b747d
 def _rising_lists(weights: np.ndarray | None) -> list[list[float]]:
     """Lists that score above their ideal under weights that grow with rank: grades 1..10 in worst order and in
     best order (a list and its reverse), and, where rank i + 2 weighs more than rank i + 1, i grades 1, a 0, a 1."""
@@ -145,6 +122,29 @@ def _above_one(policy: BoundPolicy, weights: np.ndarray | None = None) -> str | 
     i = int(over[0])
     return (f"gives NDCG {values[i]:.4g} > 1 to the grades {_show(lists[i])} (a list scores above its ideal "
             "order): a later rank weighs more than an earlier one, and weights must not grow with rank")
+
+# %% ../nbs/25_testing.ipynb #965c5ed6
+def _check_list_discount(policy: BoundPolicy, rng) -> list[str]:
+    "A discount per list: positive, finite weights, and each list's weights the same alone as in a batch."
+    lengths = rng.integers(1, 12, 6)
+    ranks = np.concatenate([np.arange(1, n + 1) for n in lengths])
+    try:
+        weights = policy(ranks, context={"k": 10, "lengths": lengths})
+        alone = np.asarray(policy(ranks[:lengths[0]], context={"k": 10, "lengths": lengths[:1]}), dtype=float)
+    except _ERRORS as error:
+        return [f"fails on {len(lengths)} lists of lengths 1 to 11: {error}"]
+    try:
+        weights = check_values(policy, weights, ranks.shape, f"the ranks of {len(lengths)} lists")
+    except PluginError as error:
+        return [_as_problem(policy, error)]
+    problems = []
+    if (weights <= 0).any():
+        problems.append("returns a weight <= 0; weights must be positive")
+    if not np.array_equal(alone, weights[:lengths[0]]):
+        problems.append("gives a list other weights alone than in a batch (a list's weights may depend on that list only)")
+    if not problems and (above := _above_one(policy)):
+        problems.append(above)
+    return problems
 
 # %% ../nbs/25_testing.ipynb #1eb6faf7
 def _check_discount(policy: BoundPolicy, rng) -> list[str]:
@@ -300,7 +300,7 @@ def check_policy(kind: str, spec, seed: int = 0) -> list[Finding]:
     problems = check(policy, rng) if check is not None else []
     return [Finding(policy.policy.plugin, kind, policy.policy.name, problem) for problem in problems]
 
-# %% ../nbs/25_testing.ipynb #5c297c16
+# %% ../nbs/25_testing.ipynb #b35a8bf8
 SAMPLE_PARAMS = {BUILTINS: {"table": {"table": {-1: -1, 0: 0, 1: 1, 2: 3, 3: 7, 4: 15}}}}   # for required parameters
 
 _CHECKED = {"gain": "one finite gain per grade, from that grade alone (the batch permuted and split in two)",
