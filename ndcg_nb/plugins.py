@@ -11,6 +11,7 @@ import importlib.metadata
 import inspect
 import os
 import re
+import threading
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
@@ -20,12 +21,12 @@ import pluggy
 
 from . import hookspecs, policies, presets
 from .errors import PluginError, PluginWarning, PolicyConflictError, UnknownPolicyError, UsageError
-from .policy_checks import check_output, reject_strings   # check_output: importable from here as before
+from .policy_checks import check_output, reject_strings, who_computes   # check_output: importable from here as before
 
 # %% auto #0
 __all__ = ['KINDS', 'ENTRY_POINT_GROUP', 'BUILTINS', 'BUILTIN_PRESETS', 'NDCG_NB_PLUGINS', 'LOAD_PLUGINS_VARIABLE', 'Policy',
            'plugin_manager', 'register_plugin', 'unregister_plugin', 'policies_of', 'list_plugins', 'load_plugins',
-           'parse_value', 'parse_policy_spec', 'BoundPolicy', 'resolve_policy']
+           'parse_value', 'parse_policy_spec', 'BoundPolicy', 'parse_flag', 'resolve_policy']
 
 # %% ../nbs/05_plugins.ipynb #7585e111
 KINDS = ("gain", "discount", "truncation", "normalization", "preset", "measure")
@@ -103,6 +104,13 @@ class _Refusal(PluginError):
         super().__init__(f"plugin {plugin!r} {reason}")
         self.reason = reason
 
+# %% ../nbs/05_plugins.ipynb #62d40640
+_LOAD_FAILURES = (Exception, SystemExit, KeyboardInterrupt)   # what a plugin may raise while loading: all reported
+
+def _describe(exc: BaseException) -> str:
+    "An exception as `Type: message`, or `Type` alone when it has no message (KeyboardInterrupt)."
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
 # %% ../nbs/05_plugins.ipynb #9ccc8cd3
 def _registrar(provided: dict, plugin: str, kind: str) -> Callable:
     "The `register` function handed to one hook of one plugin: it checks each policy before accepting it."
@@ -130,9 +138,8 @@ def _collect(manager: pluggy.PluginManager, plugin: str) -> list[Policy]:
                 impl.function(**{arg: register for arg in impl.argnames})
             except PluginError:
                 raise
-            except Exception as exc:
-                raise _Refusal(plugin, f"failed while registering {kind} policies: "
-                                       f"{type(exc).__name__}: {exc}") from exc
+            except _LOAD_FAILURES as exc:
+                raise _Refusal(plugin, f"failed while registering {kind} policies: {_describe(exc)}") from exc
     return list(provided.values())
 
 # %% ../nbs/05_plugins.ipynb #a9e1c00b
@@ -140,6 +147,7 @@ _manager: pluggy.PluginManager | None = None
 _registry = None                      # the registry of the current plugins, rebuilt when they change
 _sources: dict[str, _Source] = {}     # every plugin ndcg_nb knows of, loaded or not, in load order
 _warned: set[str] = set()
+_lock = threading.RLock()             # held while the manager or registry is built or changed
 
 def _warn(message: str):
     "Warn once per process: the registry is rebuilt whenever plugins change, but a broken plugin is news once."
@@ -191,6 +199,12 @@ def _winners(claimants: list[Policy]) -> list[Policy]:
 def _note(registry, plugin: str, text: str):
     registry.notes.setdefault(plugin, []).append(text)
 
+def _shadow(registry, overridden: Policy, by: str):
+    "Keep an overridden policy reachable by its plugin's name, and record overrides of the built-ins."
+    registry.shadowed[overridden.kind].setdefault(overridden.name, {})[overridden.plugin] = overridden
+    if overridden.plugin in NDCG_NB_PLUGINS:
+        registry.overrides.setdefault(by, []).append(f"{overridden.kind} {overridden.name!r}")
+
 def _record_conflict(registry, kind: str, name: str, claimants: list[Policy], winners: list[Policy]):
     "Several winners: the name is a conflict, and every claimant gets a note saying so."
     what = f"{kind} {name!r}"
@@ -203,6 +217,7 @@ def _record_conflict(registry, kind: str, name: str, claimants: list[Policy], wi
     for p in claimants:
         if p not in winners:
             _note(registry, p.plugin, f"its {what} is overridden by {' and '.join(repr(w.plugin) for w in winners)}")
+            _shadow(registry, p, " and ".join(w.plugin for w in winners))
 
 # %% ../nbs/05_plugins.ipynb #eecbc700
 def _record_winner(registry, kind: str, name: str, claimants: list[Policy], winner: Policy):
@@ -215,6 +230,7 @@ def _record_winner(registry, kind: str, name: str, claimants: list[Policy], winn
         if winner.override and not p.override:
             _note(registry, p.plugin, f"its {what} is overridden by plugin {winner.plugin!r}")
             _note(registry, winner.plugin, f"overrides {what} of plugin {p.plugin!r}")
+            _shadow(registry, p, winner.plugin)
         else:   # a third-party plugin claims a built-in name without override=True: the built-in keeps it
             message = f"{kind} policy {name!r} is registered by {_both([winner, p])}."
             registry.clashes.setdefault(p.plugin, []).append(message)
@@ -231,6 +247,8 @@ class _Registry:
         self.clashes: dict[str, list[str]] = {}    # plugin -> the name clashes it is part of
         self.ignored: dict[str, list[str]] = {}    # plugin -> its names refused in favour of a built-in
         self.notes: dict[str, list[str]] = {}
+        self.shadowed: dict[str, dict[str, dict[str, Policy]]] = {kind: {} for kind in KINDS}  # overridden, by plugin
+        self.overrides: dict[str, list[str]] = {}  # plugin -> the built-in policies it overrides
         claims, self.failed = _gather_claims(manager)   # failed: plugin -> why its registration was refused
         for kind in KINDS:
             for name, claimants in claims[kind].items():
@@ -269,6 +287,29 @@ def _hook_problem(manager: pluggy.PluginManager, plugin) -> str | None:
                     f"hook does not have (it passes {', '.join(spec.argnames)})")
     return None
 
+# %% ../nbs/05_plugins.ipynb #a41251ec
+def _unmatched_hooks(manager: pluggy.PluginManager, plugin, name: str) -> list[tuple[str, str]]:
+    """The plugin's hook implementations pluggy never calls, with why: those matching no hook of ndcg_nb (what
+    pluggy's `check_pending` names, and optional ones, which it skips), and functions named like a hook but not
+    marked `@hookimpl`."""
+    found = [(hook, "matches no hook of ndcg_nb") for hook, caller in vars(manager.hook).items()
+             if not hook.startswith("_") and getattr(caller, "spec", None) is None
+             and any(impl.plugin_name == name for impl in caller.get_hookimpls())]
+    for attribute in dir(plugin):
+        if (attribute.startswith("register") and manager.parse_hookimpl_opts(plugin, attribute) is None
+                and difflib.get_close_matches(attribute, list(_HOOKS.values()), n=1, cutoff=0.85)
+                and callable(getattr(plugin, attribute, None))):
+            found.append((attribute, "is not marked with ndcg_nb's @hookimpl"))
+    return found
+
+def _warn_unmatched_hooks(manager: pluggy.PluginManager, plugin, name: str, who: str):
+    "Warn, naming the plugin and the hooks, about implementations pluggy will never call."
+    for hook, why in _unmatched_hooks(manager, plugin, name):
+        close = difflib.get_close_matches(hook, list(_HOOKS.values()), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close and close[0] != hook else ""
+        _warn(f"{who} implements hook {hook!r}, which {why}, so it is never called{hint} "
+              f"(the hooks are {', '.join(_HOOKS.values())})")
+
 # %% ../nbs/05_plugins.ipynb #28f457b1
 def _add(manager: pluggy.PluginManager, plugin, name: str) -> str:
     "Register `plugin` with pluggy after checking its hooks, or raise `_Refusal` with nothing registered."
@@ -285,6 +326,7 @@ def _add(manager: pluggy.PluginManager, plugin, name: str) -> str:
         raise _Refusal(name, f"could not be registered: {str(exc).splitlines()[0]}") from exc
     if registered is None:
         raise _Refusal(name, "could not be registered: pluggy has it blocked")
+    _warn_unmatched_hooks(manager, plugin, registered, _who(registered))
     return registered
 
 # %% ../nbs/05_plugins.ipynb #a9e1c003
@@ -313,9 +355,9 @@ def _load_entry_point(manager: pluggy.PluginManager, entry_point, source: _Sourc
     "Import one entry-point plugin and add it to `manager`; if that fails, record why, warn and go on."
     try:
         plugin = entry_point.load()
-    except Exception as exc:
+    except _LOAD_FAILURES as exc:     # SystemExit and KeyboardInterrupt too: a plugin never ends the program
         source.status = "failed"
-        source.error = f"could not be loaded ({entry_point.value}): {type(exc).__name__}: {exc}"
+        source.error = f"could not be loaded ({entry_point.value}): {_describe(exc)}"
         _warn(_skipped(source))
         return
     if getattr(entry_point, "dist", None) is None:
@@ -379,26 +421,40 @@ def _build_manager(chosen: set[str] | None, where: str, keep: list[tuple[str, An
 
 # %% ../nbs/05_plugins.ipynb #f2b137ca
 def plugin_manager() -> pluggy.PluginManager:
-    "The process-wide plugin manager: built-ins, then entry-point plugins, then run-time ones."
-    if _manager is None:
-        _build_manager(_chosen(None), LOAD_PLUGINS_VARIABLE)
-    return _manager
+    "The process-wide plugin manager: built-ins, then entry-point plugins, then run-time ones; built once."
+    manager = _manager
+    if manager is None:
+        with _lock:                # the first calls of several threads: one builds, the others wait and use it
+            if _manager is None:
+                _build_manager(_chosen(None), LOAD_PLUGINS_VARIABLE)
+            manager = _manager
+    return manager
+
+def _warn_registry(registry: _Registry, quiet: str | None):
+    "Warn (once) about plugins the registry skipped, names it ignored, and built-ins a plugin overrides."
+    for plugin, reason in registry.failed.items():
+        if plugin != quiet:
+            _warn(_skipped(_Source(plugin, error=reason, **{k: getattr(_sources.get(plugin), k, None)
+                                                            for k in ("version", "distribution")})))
+    for plugin, names in registry.ignored.items():
+        if plugin != quiet:
+            _warn(f"{_who(plugin)} registers {', '.join(names)} without override=True, but ndcg_nb's "
+                  "built-in policy has that name: the built-in is used")
+    for plugin, names in registry.overrides.items():
+        _warn(f"{_who(plugin)} overrides ndcg_nb's built-in {', '.join(names)} (override=True): a call naming it "
+              f"gets the plugin's policy, labelled '[plugin {plugin}]' in results; presets keep the built-in")
 
 def _current_registry(quiet: str | None = None) -> _Registry:
-    "The registry of the current plugins, warning (once) about plugins it had to skip or partly ignore."
+    "The registry of the current plugins, built once under the lock, warning (once) about what it found."
     global _registry
-    if _registry is None:
-        registry = _Registry(plugin_manager())
-        _registry = registry
-        for plugin, reason in registry.failed.items():
-            if plugin != quiet:
-                _warn(_skipped(_Source(plugin, error=reason, **{k: getattr(_sources.get(plugin), k, None)
-                                                                for k in ("version", "distribution")})))
-        for plugin, names in registry.ignored.items():
-            if plugin != quiet:
-                _warn(f"{_who(plugin)} registers {', '.join(names)} without override=True, but ndcg_nb's "
-                      "built-in policy has that name: the built-in is used")
-    return _registry
+    registry = _registry
+    if registry is None:
+        with _lock:
+            if _registry is None:
+                _registry = _Registry(plugin_manager())
+                _warn_registry(_registry, quiet)
+            registry = _registry
+    return registry
 
 # %% ../nbs/05_plugins.ipynb #4dbfd610
 def _admit(manager: pluggy.PluginManager, registered: str):
@@ -420,7 +476,10 @@ def _admit(manager: pluggy.PluginManager, registered: str):
 
 def register_plugin(plugin, name: str | None = None) -> str:
     "Register `plugin` (a module, class or object with `@hookimpl` functions) at run time; returns its name."
-    manager = plugin_manager()
+    with _lock:
+        return _register(plugin_manager(), plugin, name)
+
+def _register(manager: pluggy.PluginManager, plugin, name: str | None) -> str:
     name = name or manager.get_canonical_name(plugin)
     if name in _sources and not manager.has_plugin(name):
         raise PluginError(f"could not register plugin {name!r}: {_sources[name].who} is installed "
@@ -436,16 +495,17 @@ def register_plugin(plugin, name: str | None = None) -> str:
 # %% ../nbs/05_plugins.ipynb #5969be57
 def unregister_plugin(plugin) -> None:
     "Remove a plugin registered earlier, given the object or its name."
-    manager = plugin_manager()
     global _registry
+    manager = plugin_manager()
     name = plugin if isinstance(plugin, str) else manager.get_name(plugin)
     if name is None or not manager.has_plugin(name):
         raise PluginError(f"no plugin {plugin!r} is registered")
     if name in NDCG_NB_PLUGINS:
         raise PluginError("the built-in policies cannot be unregistered; override them instead")
-    manager.unregister(name=name)
-    _sources.pop(name, None)
-    _registry = None
+    with _lock:
+        manager.unregister(name=name)
+        _sources.pop(name, None)
+        _registry = None
 
 # %% ../nbs/05_plugins.ipynb #15cd0c81
 def policies_of(kind: str) -> dict[str, Policy]:
@@ -480,12 +540,13 @@ def load_plugins(only: Iterable[str] | str | None = None, *, none: bool = False)
     """Rebuild the plugin manager: the built-ins, the entry-point plugins named in `only` (plugin or package
     names; None: as NDCG_NB_LOAD_PLUGINS says, all when it is unset), none of them if `none`, then the
     plugins registered at run time. Returns the names of the plugins loaded."""
-    keep = ([(name, _manager.get_plugin(name)) for name, s in _sources.items()
-             if s.origin == "run time" and _manager.has_plugin(name)] if _manager is not None else [])
-    where = LOAD_PLUGINS_VARIABLE if only is None else "load_plugins(only=...)"
-    _build_manager(set() if none else _chosen(only), where, keep)
-    registry = _current_registry()
-    return [name for name, _ in _manager.list_name_plugin() if name not in registry.failed]
+    with _lock:
+        keep = ([(name, _manager.get_plugin(name)) for name, s in _sources.items()
+                 if s.origin == "run time" and _manager.has_plugin(name)] if _manager is not None else [])
+        where = LOAD_PLUGINS_VARIABLE if only is None else "load_plugins(only=...)"
+        _build_manager(set() if none else _chosen(only), where, keep)
+        registry = _current_registry()
+        return [name for name, _ in _manager.list_name_plugin() if name not in registry.failed]
 
 # %% ../nbs/05_plugins.ipynb #856bdb81
 def parse_value(text: str):
@@ -515,6 +576,34 @@ def parse_policy_spec(spec) -> tuple[str, dict]:
         params[key.strip()] = parse_value(value)
     return name.strip(), params
 
+# %% ../nbs/05_plugins.ipynb #29e2e0a2
+def _read_only(value):
+    "An array as a policy sees it: a read-only view, so a write into it fails instead of changing the caller's data."
+    if isinstance(value, np.ndarray) and value.flags.writeable:
+        value = value.view()
+        value.flags.writeable = False
+    return value
+
+def _writable(value):
+    "What a policy returned, copied where it is read-only (one of its inputs handed back): the engine may write into it."
+    if isinstance(value, np.ndarray) and not value.flags.writeable:
+        return value.copy()
+    return tuple(map(_writable, value)) if isinstance(value, tuple) else value
+
+def _failure(policy: Policy, exc: Exception) -> str:
+    "The message of a policy that raised; one that wrote into its input is told so."
+    if isinstance(exc, ValueError) and "read-only" in str(exc):
+        return (f"{who_computes(policy)} wrote into its input array ({exc}); a policy must not change its "
+                "inputs: return a new array (`grades * 2`, not `grades *= 2`)")
+    return f"{who_computes(policy)} failed: {_describe(exc)}"
+
+# %% ../nbs/05_plugins.ipynb #4478522a
+def _overridden(policy: Policy) -> bool:
+    "Whether a plugin other than the policy's own has its name now (a built-in overridden with override=True)."
+    registry = _current_registry()
+    winner = registry.policies[policy.kind].get(policy.name)
+    return policy.name in registry.conflicts[policy.kind] or (winner is not None and winner.plugin != policy.plugin)
+
 # %% ../nbs/05_plugins.ipynb #798301bd
 @dataclass(frozen=True)
 class BoundPolicy:
@@ -531,7 +620,8 @@ class BoundPolicy:
         text = self.policy.name
         if self.params:
             text += ":" + ";".join(f"{k}={show(v)}" for k, v in self.params.items())
-        return text if self.policy.plugin in NDCG_NB_PLUGINS else f"{text} [plugin {self.policy.plugin}]"
+        builtin = self.policy.plugin in NDCG_NB_PLUGINS and not _overridden(self.policy)
+        return text if builtin else f"{text} [plugin {self.policy.plugin}]"
 
     @property
     def context(self) -> tuple[str, ...]:
@@ -541,12 +631,17 @@ class BoundPolicy:
     def __call__(self, *arrays, context: dict | None = None):
         "Call the policy on `arrays`, passing from `context` the arguments it declares (`None` if not there)."
         p = self.policy
-        given = {name: (context or {}).get(name) for name in p.context}
+        given = {name: _read_only((context or {}).get(name)) for name in p.context}
         try:
-            out = p.function(*arrays, **self.params, **given)
+            out = p.function(*map(_read_only, arrays), **self.params, **given)
+        except SystemExit as exc:        # sys.exit() inside a policy must not end the program
+            raise PluginError(f"{who_computes(p)} called sys.exit({exc.code!r}); a policy returns values "
+                              "or raises an error") from exc
         except Exception as exc:
-            raise PluginError(f"{p.kind} policy {p.name!r} from plugin {p.plugin!r} failed: "
-                              f"{type(exc).__name__}: {exc}") from exc
+            raise PluginError(_failure(p, exc)) from exc
+        out = _writable(out)
+        if p.kind == "preset":
+            return _keep_builtins(out)
         return reject_strings(p, out) if p.kind in ("gain", "discount") else out
 
 # %% ../nbs/05_plugins.ipynb #b33b66f1
@@ -559,6 +654,33 @@ def _split_plugin(spec) -> tuple[Any, str | None]:
         return spec, None
     bare = text[:found.start()]
     return ((bare, *spec[1:]) if isinstance(spec, tuple) else bare), found.group(1).strip()
+
+# %% ../nbs/05_plugins.ipynb #a987a741
+_POLICY_FIELDS = ("gain", "discount", "truncation", "normalization")
+
+def _pin_builtin(kind: str, spec):
+    "`spec` pinned to ndcg_nb's own policy (` [plugin ndcg_nb.builtins]`) when it names a built-in a plugin overrides."
+    if _split_plugin(spec)[1] is not None:
+        return spec
+    try:
+        name = parse_policy_spec(spec)[0]
+    except UsageError:
+        return spec                      # the convention's own check names it
+    if BUILTINS not in _current_registry().shadowed[kind].get(name, {}):
+        return spec
+    suffix = f" [plugin {BUILTINS}]"
+    return (spec[0] + suffix, spec[1]) if isinstance(spec, tuple) else spec + suffix
+
+def _keep_builtins(made):
+    "What a preset returned (a Convention or a dict), with the built-in policies it names kept if overridden."
+    fields = made if isinstance(made, dict) else made.as_dict() if hasattr(made, "as_dict") else None
+    if not isinstance(fields, dict):
+        return made                      # the caller reports what is not a convention
+    changed = {kind: pinned for kind in _POLICY_FIELDS if kind in fields
+               and (pinned := _pin_builtin(kind, fields[kind])) is not fields[kind]}
+    if not changed:
+        return made
+    return {**made, **changed} if isinstance(made, dict) else made.replace(**changed)
 
 # %% ../nbs/05_plugins.ipynb #54511cec
 def _conflict_message(kind: str, name: str, claims: list[Policy]) -> str:
@@ -583,7 +705,9 @@ def _find_policy(kind: str, name: str, plugin: str | None) -> Policy:
                                  f"{', '.join(sorted(available))} (see `ndcg-nb plugins`)")
     policy = available[name]
     if plugin is not None and policy.plugin != plugin:
-        raise PluginError(f"{kind} policy {name!r} comes from plugin {policy.plugin!r}, not {plugin!r}")
+        policy = _current_registry().shadowed[kind].get(name, {}).get(plugin)   # an overridden one, asked for
+        if policy is None:
+            raise PluginError(f"{kind} policy {name!r} comes from plugin {available[name].plugin!r}, not {plugin!r}")
     return policy
 
 # %% ../nbs/05_plugins.ipynb #14590b62
@@ -603,6 +727,30 @@ def _check_parameters(kind: str, name: str, policy: Policy, params: dict):
         raise UsageError(f"{kind} policy {name!r} (plugin {policy.plugin!r}) needs parameter {missing[0]!r}, "
                          f"e.g. {kind}=({name!r}, {{{missing[0]!r}: ...}}) or '{name}:{missing[0]}=...'")
 
+# %% ../nbs/05_plugins.ipynb #b1864efd
+_TRUE, _FALSE = ("true", "yes", "1"), ("false", "no", "0")
+
+def parse_flag(value, what: str = "the value") -> bool:
+    """A yes-or-no value as given in Python or text: True or False, 1 or 0, or the strings true/false,
+    yes/no, 1/0 in any case. Anything else is a `UsageError` naming `what`."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in _TRUE + _FALSE:
+        return value.strip().lower() in _TRUE
+    raise UsageError(f"{what} is true or false (true/false, yes/no or 1/0, in any case), not {value!r}")
+
+def _is_flag(parameter: inspect.Parameter) -> bool:
+    "A parameter that takes True or False: annotated `bool`, or with a bool default."
+    return parameter.annotation in (bool, "bool") or isinstance(parameter.default, bool)
+
+def _read_flags(kind: str, name: str, policy: Policy, params: dict) -> dict:
+    "The parameters with the policy's yes-or-no ones read as True or False ('false' is False, not a true string)."
+    accepted = policy.parameters
+    return {key: parse_flag(value, f"parameter {key!r} of {kind} policy {name!r}")
+            if key in accepted and _is_flag(accepted[key]) else value for key, value in params.items()}
+
 # %% ../nbs/05_plugins.ipynb #c07bab64
 def resolve_policy(kind: str, spec) -> BoundPolicy:
     """Find the installed policy named by `spec` and bind its parameters, with clear errors. A spec may end
@@ -612,4 +760,4 @@ def resolve_policy(kind: str, spec) -> BoundPolicy:
     name, params = parse_policy_spec(spec)
     policy = _find_policy(kind, name, plugin)
     _check_parameters(kind, name, policy, params)
-    return BoundPolicy(policy, params)
+    return BoundPolicy(policy, _read_flags(kind, name, policy, params))

@@ -12,16 +12,16 @@ import numpy as np
 
 from .errors import NdcgError
 from .core import score_batch
-from .policy_checks import check_output, check_truncation_source, check_values, who_computes
+from .policy_checks import check_truncation_source, check_values, who_computes
 from .batch import as_batch
 from .segments import offsets_from_lengths
-from .plugins import KINDS, BoundPolicy, list_plugins, policies_of, resolve_policy
+from .plugins import BUILTINS, KINDS, BoundPolicy, list_plugins, policies_of, resolve_policy
 from .errors import PluginError
 
 _ERRORS = (NdcgError, PluginError)
 
 # %% auto #0
-__all__ = ['Finding', 'ContractError', 'check_policy', 'check_plugin']
+__all__ = ['SAMPLE_PARAMS', 'Finding', 'ContractError', 'check_policy', 'Findings', 'check_plugin']
 
 # %% ../nbs/25_testing.ipynb #k5a1b2c3
 @dataclass(frozen=True)
@@ -92,6 +92,37 @@ def _check_gain(policy: BoundPolicy, rng) -> list[str]:
         pass
     return problems
 
+# %% ../nbs/25_testing.ipynb #170b747d
+def _rising_lists(weights: np.ndarray | None) -> list[list[float]]:
+    """Lists that score above their ideal under weights that grow with rank: grades 1..10 in worst order and in
+    best order (a list and its reverse), and, where rank i + 2 weighs more than rank i + 1, i grades 1, a 0, a 1."""
+    lists = [list(np.arange(1.0, 11.0)), list(np.arange(10.0, 0.0, -1.0))]
+    grows = np.array([], dtype=int) if weights is None else np.flatnonzero(np.diff(weights) > 1e-12 * np.abs(weights[:-1]))
+    if grows.size:
+        lists.append([1.0] * int(grows[0]) + [0.0, 1.0])
+    return lists
+
+def _show(grades: list[float]) -> str:
+    text = ", ".join(f"{g:g}" for g in grades)
+    return f"[{text}]" if len(grades) <= 12 else f"[{', '.join(f'{g:g}' for g in grades[:3])}, ..., {', '.join(f'{g:g}' for g in grades[-3:])}]"
+
+def _above_one(policy: BoundPolicy, weights: np.ndarray | None = None) -> str | None:
+    "NDCG above 1 for one of `_rising_lists`, scored by the engine with this discount, or None."
+    lists = _rising_lists(weights)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")         # the engine's warning about growing weights: the finding says more
+            scores = score_batch(as_batch(lists), None, discount=policy)
+    except _ERRORS as error:
+        return f"fails on grades 1..10 and their reverse: {error}"
+    values = scores.dcg / scores.high
+    over = np.flatnonzero(values > 1 + 1e-12)
+    if not over.size:
+        return None
+    i = int(over[0])
+    return (f"gives NDCG {values[i]:.4g} > 1 to the grades {_show(lists[i])} (a list scores above its ideal "
+            "order): a later rank weighs more than an earlier one, and weights must not grow with rank")
+
 # %% ../nbs/25_testing.ipynb #965c5ed6
 def _check_list_discount(policy: BoundPolicy, rng) -> list[str]:
     "A discount per list: positive, finite weights, and each list's weights the same alone as in a batch."
@@ -111,6 +142,8 @@ def _check_list_discount(policy: BoundPolicy, rng) -> list[str]:
         problems.append("returns a weight <= 0; weights must be positive")
     if not np.array_equal(alone, weights[:lengths[0]]):
         problems.append("gives a list other weights alone than in a batch (a list's weights may depend on that list only)")
+    if not problems and (above := _above_one(policy)):
+        problems.append(above)
     return problems
 
 # %% ../nbs/25_testing.ipynb #1eb6faf7
@@ -131,8 +164,8 @@ def _check_discount(policy: BoundPolicy, rng) -> list[str]:
         problems.append(f"returns a weight <= 0 (rank {int(ranks[weights <= 0][0])}); weights must be positive")
     if not np.array_equal(np.asarray(policy(ranks[:7], context={"k": 50}), dtype=float), weights[:7]):
         problems.append("gives ranks 1..7 other weights when asked for 7 ranks than for 50")
-    if not problems:
-        check_output(policy, weights, ranks)      # warns, as the engine does, if a weight grows with rank
+    if not problems and (above := _above_one(policy, weights)):
+        problems.append(above)                    # weights growing with rank: NDCG above 1
     return problems
 
 # %% ../nbs/25_testing.ipynb #8e9755c0
@@ -267,23 +300,53 @@ def check_policy(kind: str, spec, seed: int = 0) -> list[Finding]:
     problems = check(policy, rng) if check is not None else []
     return [Finding(policy.policy.plugin, kind, policy.policy.name, problem) for problem in problems]
 
+# %% ../nbs/25_testing.ipynb #b35a8bf8
+SAMPLE_PARAMS = {BUILTINS: {"table": {"table": {-1: -1, 0: 0, 1: 1, 2: 3, 3: 7, 4: 15}}}}   # for required parameters
+
+_CHECKED = {"gain": "one finite gain per grade, from that grade alone (the batch permuted and split in two)",
+            "discount": "positive, finite weights, the same at any depth; NDCG at most 1 on a list and its reverse",
+            "truncation": "at most k documents a list, kept in order (k = 1, 3, 10)",
+            "normalization": "references list by list; scores in [0, 1], at most 1 with harmful grades",
+            "preset": "a convention that evaluates a tiny run", "measure": "convention fields that evaluate a tiny run"}
+
+def _shown(name: str, params: dict) -> str:
+    return name + (f" ({', '.join(f'{k}={v}' for k, v in params.items())})" if params else "")
+
+class Findings(list):
+    "What `check_plugin` found (a list of `Finding`s), and in `checked` the `(kind, name, params)` of each policy checked."
+    def __init__(self, plugin: str, findings=(), checked=()):
+        super().__init__(findings)
+        self.plugin, self.checked = plugin, list(checked)
+
+    def summary(self) -> str:
+        "What was checked, kind by kind, and what was found."
+        lines = [f"plugin {self.plugin!r}: {len(self.checked)} policies checked"]
+        for kind in KINDS:
+            names = [_shown(name, params) for k, name, params in self.checked if k == kind]
+            if names:
+                lines.append(f"- {kind}s {', '.join(names)}: {_CHECKED[kind]}")
+        lines.append(f"{len(self)} problem(s):" if self else "every policy keeps its hook's contract")
+        return "\n".join(lines + [f"- {finding}" for finding in self])
+
 # %% ../nbs/25_testing.ipynb #cb20d788
-def check_plugin(plugin: str, *, params: dict | None = None, seed: int = 0, raise_on_findings: bool = True) -> list[Finding]:
+def check_plugin(plugin: str, *, params: dict | None = None, seed: int = 0, raise_on_findings: bool = True) -> Findings:
     """Check every policy `plugin` registered (`params`: `{policy name: {parameter: value}}` for policies with
-    required parameters). Raises `ContractError` listing the findings, or returns them."""
+    required parameters; `SAMPLE_PARAMS` has samples for the built-ins). Raises `ContractError` listing the
+    findings, or returns them as `Findings`, which also record what was checked (`.summary()`)."""
     rows = {row["plugin"]: row for row in list_plugins()}
     if plugin not in rows:
         raise LookupError(f"no plugin {plugin!r} is installed; installed: {', '.join(sorted(rows))}")
-    params = params or {}
-    findings = []
+    params = {**SAMPLE_PARAMS.get(plugin, {}), **(params or {})}
+    findings, checked = [], []
     for kind in KINDS:
         for name in rows[plugin].get(f"{kind}s", []):
             if policies_of(kind)[name].plugin != plugin:
                 continue              # another plugin overrides this name
+            checked.append((kind, name, params.get(name, {})))
             try:
                 findings += check_policy(kind, (name, params.get(name, {})), seed)
             except (*_ERRORS, ValueError, LookupError) as error:
                 findings.append(Finding(plugin, kind, name, f"cannot be used with the parameters given: {error}"))
     if findings and raise_on_findings:
         raise ContractError(f"{len(findings)} problem(s) with plugin {plugin!r}:\n" + "\n".join(f"- {f}" for f in findings))
-    return findings
+    return Findings(plugin, findings, checked)

@@ -284,7 +284,8 @@ class RankDiscount:
 
 def test_override_shows_in_labels_and_listing():
     assert resolve_policy("discount", "log2").label == "log2"
-    name = register_plugin(RankDiscount(), name="rank-discount")
+    with pytest.warns(PluginWarning, match="plugin 'rank-discount' overrides ndcg_nb's built-in discount 'log2'"):
+        name = register_plugin(RankDiscount(), name="rank-discount")
     try:
         bound = resolve_policy("discount", "log2")
         assert bound.label == "log2 [plugin rank-discount]"
@@ -294,8 +295,10 @@ def test_override_shows_in_labels_and_listing():
         rows = {row["plugin"]: row for row in list_plugins()}
         assert any("discount 'log2'" in note and "rank-discount" in note for note in rows["ndcg_nb.builtins"]["notes"])
         assert any("overrides" in note and "discount 'log2'" in note for note in rows["rank-discount"]["notes"])
-        with pytest.raises(PluginError, match="comes from plugin 'rank-discount', not 'ndcg_nb.builtins'"):
-            resolve_policy("discount", "log2 [plugin ndcg_nb.builtins]")
+        builtin = resolve_policy("discount", "log2 [plugin ndcg_nb.builtins]")   # the built-in stays reachable (issue 22)
+        assert builtin.policy.plugin == "ndcg_nb.builtins" and builtin.label == "log2 [plugin ndcg_nb.builtins]"
+        with pytest.raises(PluginError, match="comes from plugin 'rank-discount', not 'other'"):
+            resolve_policy("discount", "log2 [plugin other]")
     finally:
         unregister_plugin(name)
     assert resolve_policy("discount", "log2").label == "log2"
@@ -384,3 +387,141 @@ def test_existing_conflict_rules_for_runtime_plugins_still_hold():
     with pytest.raises(PolicyConflictError, match="'ndcg_nb.builtins' and plugin 'clash-again'"):
         register_plugin(Clash(), name="clash-again")
     assert not plugin_manager().has_plugin("clash-again")
+
+
+# -- 7. issue 22: failures of any kind, unmatched hooks, overrides, flags, inputs -----------------
+
+def test_plugins_that_exit_or_interrupt_at_import_are_reported_not_fatal(tmp_path):
+    site = site_with(tmp_path, "exits_at_import", "interrupts_at_import")
+    done = run("from ndcg_nb.cli import main; raise SystemExit(main(['plugins', '--format', 'json']))", site)
+    assert done.returncode == 0, done.stderr
+    rows = {row["plugin"]: row for row in json.loads(done.stdout)}
+    assert rows["exits_at_import"]["status"] == "failed"
+    assert rows["exits_at_import"]["error"] == "could not be loaded (ndcg_nb_exits_at_import): SystemExit: 3"
+    assert rows["interrupts_at_import"]["status"] == "failed"
+    assert rows["interrupts_at_import"]["error"].endswith(": KeyboardInterrupt")
+    for plugin, dist in (("exits_at_import", "ndcg-nb-exits-at-import 0.7.0"),
+                         ("interrupts_at_import", "ndcg-nb-interrupts-at-import 0.8.0")):
+        assert f"PluginWarning: plugin {plugin!r} ({dist}) could not be loaded" in done.stderr, done.stderr
+    done = run("from ndcg_nb.cli import main; raise SystemExit(main(['score', '3', '2', '3', '0', '1', '2']))", site)
+    assert done.returncode == 0 and f"NDCG = {DEFAULT:.6f}" in done.stdout, done.stderr
+
+
+def test_sys_exit_inside_a_gain_is_a_plugin_error(tmp_path):
+    site = site_with(tmp_path, "exits_in_gain")
+    done = run("""
+from ndcg_nb import ndcg, PluginError
+try:
+    ndcg([3, 2, 1], gain="p_exit")
+except PluginError as exc:
+    print("PluginError:", exc)
+print("still running")
+""", site)
+    assert done.returncode == 0, done.stderr
+    assert "PluginError: gain policy 'p_exit' from plugin 'exits_in_gain' called sys.exit(0)" in done.stdout
+    assert "still running" in done.stdout
+    done = run("from ndcg_nb.cli import main; raise SystemExit(main(['score', '--gain', 'p_exit', '3', '2', '1']))", site)
+    assert done.returncode != 0 and "plugin 'exits_in_gain' called sys.exit(0)" in done.stderr, (done.stdout, done.stderr)
+
+
+def test_hooks_pluggy_never_calls_are_warned_about(tmp_path):
+    site = site_with(tmp_path, "quiet_hooks")
+    done = run(REPORT, site)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    warned = [w for w in out["warnings"] if "plugin 'quiet_hooks' (ndcg-nb-quiet-hooks 1.2.0)" in w]
+    assert any("implements hook 'register_discount', which matches no hook" in w
+               and "did you mean 'register_discounts'?" in w for w in warned), out["warnings"]
+    assert any("hook 'register_discounts', which is not marked with ndcg_nb's @hookimpl" in w for w in warned), out["warnings"]
+    row = {r["plugin"]: r for r in out["plugins"]}["quiet_hooks"]
+    assert row["status"] == "ok" and row["gains"] == ["kept"] and row["discounts"] == [], row
+
+
+OVERRIDDEN = """
+import json, warnings
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    from ndcg_nb.evaluation import evaluate
+    from ndcg_nb.plugins import PluginWarning
+    qrels = {"q1": {"a": 2, "b": 1, "c": 0, "d": 1}, "q2": {"x": 1, "y": 3}}
+    run = {"q1": {"a": 0.5, "b": 0.9, "c": 0.1, "d": 0.3}, "q2": {"x": 0.4, "y": 0.2, "z": 0.9}}
+    preset = evaluate(qrels, run, ["ndcg", "ndcg_cut_2"], preset="trec_eval")
+    asked = evaluate(qrels, run, ["ndcg"], preset="trec_eval", discount="log2")
+print(json.dumps({"preset": preset.per_query["value"].tolist(), "preset_discount": preset.convention.discount,
+                  "asked": asked.per_query["value"].tolist(), "asked_discount": asked.convention.discount,
+                  "warnings": [str(w.message) for w in caught if issubclass(w.category, PluginWarning)]}))
+"""
+
+
+def test_presets_keep_the_builtin_a_plugin_overrides(tmp_path):
+    (tmp_path / "plain_site").mkdir(); (tmp_path / "overridden_site").mkdir()
+    plain = run(OVERRIDDEN, site_with(tmp_path / "plain_site"))
+    overridden = run(OVERRIDDEN, site_with(tmp_path / "overridden_site", "overrides_log2"))
+    assert plain.returncode == 0 and overridden.returncode == 0, (plain.stderr, overridden.stderr)
+    plain, overridden = json.loads(plain.stdout), json.loads(overridden.stdout)
+    assert overridden["preset"] == plain["preset"]                      # the trec_eval numbers stay, bit for bit
+    assert plain["preset_discount"] == "log2" and plain["warnings"] == []
+    assert overridden["preset_discount"] == "log2 [plugin ndcg_nb.builtins]"
+    assert overridden["asked_discount"] == "log2 [plugin overrides_log2]"   # named by the user: the plugin's, shown
+    assert overridden["asked"] != plain["asked"][:2]
+    assert overridden["asked"] == pytest.approx([(1 + 2 / 2 + 1 / 3) / (2 + 1 / 2 + 1 / 3), (1 / 2 + 3 / 3) / (3 + 1 / 2)], abs=1e-15)  # 1/rank, by hand
+    assert len(overridden["warnings"]) == 1, overridden["warnings"]
+    assert ("plugin 'overrides_log2' (ndcg-nb-overrides-log2 1.1.0) overrides ndcg_nb's built-in discount 'log2'"
+            in overridden["warnings"][0])
+
+
+def test_trec_eval_cli_output_is_unchanged_by_an_override(tmp_path):
+    (tmp_path / "plain_site").mkdir(); (tmp_path / "overridden_site").mkdir()
+    data = Path(__file__).resolve().parent / "data" / "trec_eval" / "test"
+    qrels, runs = data / "qrels.test", data / "results.test"
+    if not qrels.exists() or not runs.exists():
+        pytest.skip("trec_eval's test files are not there")
+    code = f"from ndcg_nb.cli import main; raise SystemExit(main(['eval', {str(qrels)!r}, {str(runs)!r}, '--preset', 'trec_eval']))"
+    plain = run(code, site_with(tmp_path / "plain_site"))
+    overridden = run(code, site_with(tmp_path / "overridden_site", "overrides_log2"))
+    assert plain.returncode == overridden.returncode == 0, (plain.stderr, overridden.stderr)
+    assert plain.stdout == overridden.stdout and plain.stdout.strip()
+
+
+@pytest.mark.parametrize("spec, missing_queries, unjudged", [
+    ("trec_eval:complete=false", "skip", "zero"), ("trec_eval:complete=False;judged_only=no", "skip", "zero"),
+    ("trec_eval:complete=TRUE", "zero", "zero"), ("trec_eval:judged_only=yes", "skip", "drop"),
+    ("trec_eval:complete=1;judged_only=0", "zero", "zero"), ("trec_eval", "skip", "zero"),
+])
+def test_preset_flags_read_as_written(spec, missing_queries, unjudged):
+    from ndcg_nb.resolution import resolve_convention
+    convention = resolve_convention(spec)
+    assert (convention.missing_queries, convention.unjudged) == (missing_queries, unjudged)
+
+
+@pytest.mark.parametrize("spec, bad", [("trec_eval:complete=maybe", "'maybe'"), ("trec_eval:judged_only=2", "2"),
+                                       ("trec_eval:complete=", "''")])
+def test_preset_flags_refuse_other_spellings(spec, bad):
+    from ndcg_nb.errors import UsageError
+    from ndcg_nb.resolution import resolve_convention
+    with pytest.raises(UsageError, match="of preset policy 'trec_eval' is true or false "
+                                         r"\(true/false, yes/no or 1/0, in any case\), not " + bad):
+        resolve_convention(spec)
+
+
+def test_a_gain_writing_into_its_input_is_refused_and_the_array_kept(tmp_path):
+    site = site_with(tmp_path, "mutates_input")
+    done = run("""
+import json
+import numpy as np
+from ndcg_nb import ndcg, PluginError
+from ndcg_nb.testing import check_plugin
+grades = np.array([3., 2., 1.])
+try:
+    ndcg(grades, gain="p_mutate")
+    error = None
+except PluginError as exc:
+    error = str(exc)
+print(json.dumps({"error": error, "grades": grades.tolist(),
+                  "kit": [str(f) for f in check_plugin("mutates_input", raise_on_findings=False)]}))
+""", site)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["error"].startswith("gain policy 'p_mutate' from plugin 'mutates_input' wrote into its input array")
+    assert out["grades"] == [3.0, 2.0, 1.0]
+    assert len(out["kit"]) == 1 and "wrote into its input array" in out["kit"][0], out["kit"]

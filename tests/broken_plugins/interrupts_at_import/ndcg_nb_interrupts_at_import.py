@@ -1,0 +1,2 @@
+"""A plugin whose import raises KeyboardInterrupt."""
+raise KeyboardInterrupt
