@@ -355,8 +355,8 @@ def elasticsearch_preset(unknown_doc_rating: float | None = None) -> Convention:
                       preset="elasticsearch")
 
 PRESET_NOTES["vespa"] = "pyvespa refuses graded relevance outside [0, 1]; ndcg_nb scores any grade."
-PRESET_NOTES["elasticsearch"] = ("Elasticsearch cuts the ideal at the number of hits returned (not at k), and normalize "
-                                 "is false by default (plain DCG); ndcg_nb cuts the ideal at k.")
+PRESET_NOTES["elasticsearch"] = ("normalize is false by default in Elasticsearch (plain DCG, no ideal): this preset is "
+                                 "its normalize=true; plain DCG is dcg(), not NDCG.")
 
 # %% ../nbs/12_presets.ipynb #3b409687
 @hookimpl

@@ -39,8 +39,6 @@ TFR_TIES = ("TF-Ranking shuffles tied predictions at random (utils.sort_by_score
             "would only be within evaluate(..., bounds=True)")
 SPARK_UNSORTED = ("Spark's graded ndcgAt walks the ideal in the caller's label order (FINDINGS.md item 8); the "
                   "derived values pass qrels insertion order, which is not sorted in this case")
-ES_IDEAL_CUT = ("Elasticsearch cuts the ideal at the number of hits returned, not at k (DiscountedCumulativeGain.java); "
-                "no convention field holds that rule")
 TORCH_EMPTY = ("the torchmetrics class calls a query 'empty' when its grades sum to 0 and scores it by "
                "empty_target_action (retrieval/base.py): no convention field holds a rule on the sum of grades")
 GBM_EMPTY_GROUP = ("a run query without qrels is a group of 0 labels for the ranker and scores 1 (IDCG 0); ndcg_nb has "
@@ -124,9 +122,6 @@ def _excluded(rule, results, variant):
             out[name] = TFR_PADDING
         if rule == "spark" and any(list(g.values()) != sorted(g.values(), reverse=True) for g in case["qrels"].values()):
             out[name] = SPARK_UNSORTED
-        if rule == "es" and any(len(case["run"].get(q, {})) < min(case["k"] or 10, len(g))
-                                for q, g in case["qrels"].items()):
-            out[name] = ES_IDEAL_CUT
         if rule == "recommenders":
             for q, grades in case["qrels"].items():
                 positive = [d for d, g in grades.items() if g > 0]
