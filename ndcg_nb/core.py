@@ -12,9 +12,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .plugins import BoundPolicy, resolve_policy
+from .plugins import BoundPolicy, NDCG_NB_PLUGINS, resolve_policy
 from .errors import PluginError
-from .policy_checks import check_finite_sums, check_output, check_truncation_source, check_values
+from .policy_checks import check_finite_sums, check_normalized, check_output, check_truncation_source, check_values
 from .errors import InputError, NdcgWarning, UsageError
 from .policies import (ZERO_IDCG_POLICIES, check_depth, cut_truncation, judged_normalization,
                              retrieved_normalization)
@@ -336,6 +336,9 @@ def _normalize(normalization: BoundPolicy, s: Scores, batch: Batch, pool: Batch,
     for what, values in (("low", low), ("high", high)):
         if not np.isfinite(values).all():
             raise PluginError(f"{name} returned a non-finite {what} reference ({values[~np.isfinite(values)][0]})")
+    if normalization.policy.plugin not in NDCG_NB_PLUGINS:
+        harmless = segment_sum((s.gains < 0).astype(float), s.offsets) == 0
+        check_normalized(normalization, s.dcg, low, high, harmless)
     return low, high
 
 # %% ../nbs/07_core.ipynb #85835d2f

@@ -13,7 +13,8 @@ from .errors import InputError, PluginError, PluginWarning
 from .segments import list_ids
 
 # %% auto #0
-__all__ = ['who_computes', 'reject_strings', 'check_output', 'check_values', 'check_truncation_source', 'check_finite_sums']
+__all__ = ['who_computes', 'reject_strings', 'check_output', 'check_values', 'check_truncation_source', 'check_finite_sums',
+           'check_normalized']
 
 # %% ../nbs/04_policy_checks.ipynb #858b682f
 def who_computes(policy) -> str:
@@ -113,3 +114,14 @@ def check_finite_sums(dcg: np.ndarray, idcg: np.ndarray, gains: np.ndarray, sing
         where = "the list" if single else f"list {row}"
         raise InputError(f"DCG or IDCG of {where} overflows ({dcg[row]}, {idcg[row]}): its gains (up to "
                          f"{np.abs(gains).max():.3g}) are too large to add up in floating point; scale the grades down")
+
+# %% ../nbs/04_policy_checks.ipynb #3ea27d36
+def check_normalized(policy, dcg: np.ndarray, low: np.ndarray, high: np.ndarray, harmless: np.ndarray) -> None:
+    "Refuse a normalization whose references put a list without harmful documents (`harmless`) above 1."
+    span = high - low
+    over = harmless & (span > 0) & (dcg - low > span * (1 + 1e-12) + 1e-12)
+    if over.any():
+        i = int(np.flatnonzero(over)[0])
+        raise PluginError(f"{who_computes(getattr(policy, 'policy', policy))} gives list {i} an NDCG of "
+                          f"{(dcg[i] - low[i]) / span[i]:.6g} although none of its documents has negative gain; "
+                          "its high reference must be at least the DCG of the list")

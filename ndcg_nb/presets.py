@@ -64,6 +64,13 @@ def _check_fields(convention) -> None:
     for name in ("min_grade", "judged_grade", "unjudged_grade"):
         _check_number(name, getattr(convention, name))
 
+# %% ../nbs/12_presets.ipynb #c31531ba
+def _check_one_spelling(normalization, ideal, default) -> None:
+    "Refuse `normalization` and its old name `ideal` given together with different values."
+    if normalization != default and normalization != ideal:
+        raise UsageError(f"normalization={normalization!r} and ideal={ideal!r} disagree: 'ideal' is the old name of "
+                         "'normalization'; give one of them")
+
 # %% ../nbs/12_presets.ipynb #ec6e59fb
 @dataclass(frozen=True)
 class Convention:
@@ -93,6 +100,7 @@ class Convention:
     def __post_init__(self, ideal):
         if ideal is not None:
             _warn_renamed()
+            _check_one_spelling(self.normalization, ideal, "judged")
             object.__setattr__(self, "normalization", ideal)
         _check_fields(self)
 
@@ -100,7 +108,9 @@ class Convention:
         "A copy with some choices changed (unknown names are an error)."
         if "ideal" in changes:
             _warn_renamed()
-            changes["normalization"] = changes.pop("ideal")
+            ideal = changes.pop("ideal")
+            _check_one_spelling(changes.get("normalization", ideal), ideal, ideal)
+            changes["normalization"] = ideal
         unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
         if unknown:
             raise UsageError(f"unknown convention field {sorted(unknown)[0]!r}; fields: "

@@ -210,8 +210,8 @@ def _summary_row(name: str, values, undefined, counted, in_mean, in_run, convent
     if convention.zero_idcg == "nan" and (undefined & in_mean).any():
         value = float("nan")
     return {"measure": name, "value": value, "n_queries": int(in_mean.sum()),
-            "n_missing_skipped": int((missing & ~counted).sum()),
-            "n_missing_scored_zero": int((missing & counted).sum()),
+            "n_missing_skipped": int((missing & ~in_mean).sum()),     # skipped: by the rule, or as IDCG 0 under 'skip'
+            "n_missing_scored_zero": int((missing & in_mean).sum()),
             "n_zero_idcg": int((undefined & ~missing).sum()),
             "n_zero_idcg_skipped": int((undefined & ~missing & ~in_mean).sum())}
 

@@ -24,10 +24,21 @@ from ndcg_nb.distributed import MissingExtraError, evaluate, evaluate_on_dask, e
 from ndcg_nb.errors import InputError
 from ndcg_nb.evaluation import evaluate as evaluate_in_memory
 from ndcg_nb.plugins import PluginError, load_plugins, policies_of
+from ndcg_nb.resolution import resolve_convention
 from ndcg_nb.runs import SAMPLE_QRELS, SAMPLE_RUN, read_qrels, read_run
 
 TREC = os.path.join(os.path.dirname(__file__), "data", "trec_eval", "test")
-PRESETS = sorted(policies_of("preset"))
+ALL_PRESETS = sorted(policies_of("preset"))
+
+
+def _partitions_carry(preset) -> bool:
+    "Whether the distributed engines carry the preset's convention (they refuse unjudged_queries='zero' and medians)."
+    convention = resolve_convention(preset)
+    return convention.unjudged_queries == "skip" and convention.aggregation == "mean"
+
+
+PRESETS = [p for p in ALL_PRESETS if _partitions_carry(p)]
+REFUSED = [p for p in ALL_PRESETS if not _partitions_carry(p)]
 MEASURES = ["ndcg", "ndcg_cut", "ndcg_cut.3,7", "nDCG@2", "ndcg.1=3,2=9"]
 
 
@@ -87,6 +98,12 @@ def generated(seed=0, n_queries=120):
 @pytest.mark.parametrize("complete", [False, True])
 def test_sample_every_preset(client, preset, complete):
     same(SAMPLE_QRELS, SAMPLE_RUN, preset=preset, **({"missing_queries": "zero"} if complete else {}))
+
+
+@pytest.mark.parametrize("preset", REFUSED)
+def test_presets_the_partitions_cannot_carry_are_refused(client, preset):
+    with pytest.raises(Exception, match="is not supported on Dask or Spark yet"):
+        evaluate(SAMPLE_QRELS, SAMPLE_RUN, ["ndcg"], preset=preset)
 
 
 def test_trec_eval_complete_flag(client):

@@ -48,3 +48,20 @@ def test_gain_table_missing_grade_names_plugin():
 def test_zero_idcg_raise_names_lists():
     with pytest.raises(ValueError, match="2 list.*list 0, 2"):
         ndcg_dataset([[0], [1], [0, 0]], zero_idcg="raise")
+
+
+def test_plugin_normalization_above_one_is_refused():
+    "Issue 22: a normalization giving NDCG = 2 on a list without harmful documents no longer passes evaluate."
+    from ndcg_nb import evaluate, hookimpl, register_plugin, unregister_plugin
+
+    class Doubling:
+        @hookimpl
+        def register_normalizations(self, register):
+            register("half_ideal", lambda dcg, *, ideal_dcg: (0 * dcg, ideal_dcg / 2), "half the ideal")
+
+    register_plugin(Doubling(), name="doubling")
+    try:
+        with pytest.raises(PluginError, match="normalization policy 'half_ideal' from plugin 'doubling' gives list"):
+            evaluate({"q": {"a": 2, "b": 1}}, {"q": {"a": 2.0, "b": 1.0}}, ["ndcg"], normalization="half_ideal")
+    finally:
+        unregister_plugin("doubling")
