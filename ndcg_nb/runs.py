@@ -454,6 +454,9 @@ def _tidy(data, kind: str, columns: dict[str, str], reader, duplicates: str = "e
             checked = _read_again(data, kind, value, duplicates)
             if checked is not None:
                 return checked
+            read = _from_frame(data, columns, value, kind, duplicates)
+            read.attrs.update({k: v for k, v in data.attrs.items() if k == "tag"})   # the run's tag, as read
+            return read
         return _from_frame(data, columns, value, kind, duplicates)
     if isinstance(data, dict):
         return _from_dict(data, value, kind)
