@@ -50,7 +50,19 @@ _SEQUENCE_TYPES = (list, tuple, np.ndarray)
 def _is_sequence(value) -> bool:
     return isinstance(value, _SEQUENCE_TYPES) or (hasattr(value, "__len__") and hasattr(value, "__array__"))
 
+_NOT_NUMBERS = {"M": "dates (datetime64)", "m": "durations (timedelta64)", "c": "complex numbers"}
+
+def _check_real(values, what: str) -> None:
+    "Refuse an array (or a list of NumPy scalars) of dates, durations or complex numbers, which NumPy casts to floats."
+    kind = getattr(getattr(values, "dtype", None), "kind", None)
+    if kind is None and isinstance(values, (list, tuple)) and len(values) and hasattr(values[0], "dtype"):
+        kind = getattr(values[0].dtype, "kind", None)   # a list of NumPy scalars: np.datetime64(...), ...
+    if kind in _NOT_NUMBERS:
+        raise InputTypeError(f"{what} must be real numbers, got {_NOT_NUMBERS[kind]}: convert them first, "
+                             "e.g. with .astype(float) on the part you mean")
+
 def _to_float(values, what: str) -> np.ndarray:
+    _check_real(values, what)
     try:
         array = np.asarray(values, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -149,6 +161,7 @@ def _as_array(values, layout_given: bool, what: str) -> np.ndarray | None:
                         f"got {type(values).__name__}")
     if len(values) == 0:
         raise InputError(f"{what} is empty: a ranked list needs at least one value")
+    _check_real(values, what)
     try:
         return np.asarray(values, dtype=float)
     except (TypeError, ValueError):

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import importlib
+import itertools
 import math
 from pathlib import Path
 
@@ -20,10 +21,11 @@ from .resolution import resolve_convention
 from .scoring import Evaluation
 from .scoring import score_run as evaluate_in_memory
 from .plugins import ENTRY_POINT_GROUP, NDCG_NB_PLUGINS, list_plugins, policies_of, resolve_policy
-from .runs import TrecFormatError, checked_text, id_categories, numeric_column, split_lines
+from .runs import (TrecFormatError, checked_text, id_categories, numeric_column, short_repr, some_numbers,
+                          split_lines)
 
 # %% auto #0
-__all__ = ['MissingExtraError', 'evaluate', 'evaluate_on_dask', 'evaluate_spark']
+__all__ = ['SUCCESS_MARKER', 'MissingExtraError', 'PerQueryWriteError', 'evaluate', 'evaluate_on_dask', 'evaluate_spark']
 
 # %% ../nbs/22_distributed.ipynb #c041d09a
 class MissingExtraError(NdcgError, ImportError):
@@ -68,13 +70,17 @@ def _union_rows(frame: pd.DataFrame, kind: str, partition_info=None) -> pd.DataF
                          "is_run": np.full(len(frame), kind == "run")})
 
 # %% ../nbs/22_distributed.ipynb #c51c9133
-def _trec_rows(raw: bytes, kind: str, source: str, number: int) -> pd.DataFrame:
-    "The lines of one block of a TREC qrels or run file as rows of the shuffled table."
-    where = source if number == 0 else f"{source} (block {number}; lines counted from the block's start)"
+def _trec_rows(raw: bytes, kind: str, source: str, number: int, block: int | None = None,
+               whole: bool = False) -> pd.DataFrame:
+    """The lines of one block of a TREC qrels or run file as rows of the shuffled table; `number` counts blocks over
+    all files, `block` within this file (`number` if not given); `whole`: the file was not cut into blocks. Each row's
+    `order` holds the block and the line in it, so that errors found after the shuffle can name the line."""
+    block = number if block is None else block
+    where = source if block == 0 else f"{source} (block {block}; lines counted from the block's start)"
     try:
         raw = checked_text(raw, where)
     except TrecFormatError as exc:
-        if raw[:2] != b"\x1f\x8b":
+        if raw[:2] != b"\x1f\x8b" or whole:
             raise
         raise TrecFormatError(f"{exc}; if the file is whole, give it a name ending in .gz, so that it is read "
                               "whole rather than in blocks") from None
@@ -85,7 +91,7 @@ def _trec_rows(raw: bytes, kind: str, source: str, number: int) -> pd.DataFrame:
     values = numeric_column(pd.DataFrame({"query": query, "doc": doc, "line": lines}), table.column(2), where,
                       _VALUE[kind])
     return pd.DataFrame({"query": pd.array(query, dtype="str"), "doc": pd.array(doc, dtype="str"), "value": values,
-                         "order": number * _ROWS_PER_PARTITION + np.arange(len(values), dtype=np.int64),
+                         "order": number * _ROWS_PER_PARTITION + np.asarray(lines, dtype=np.int64),
                          "is_run": np.full(len(values), kind == "run")})
 
 # %% ../nbs/22_distributed.ipynb #fc4ec9d8
@@ -102,27 +108,32 @@ def _run_tag(path, storage_options: dict) -> str:
 
 # %% ../nbs/22_distributed.ipynb #92c489cf
 def _read_trec(path, kind: str, blocksize, storage_options: dict):
-    "A TREC file (or files) as a Dask DataFrame of rows of the shuffled table, one partition per block."
+    """A TREC file (or files) as a Dask DataFrame of rows of the shuffled table, one partition per block, and where
+    each block comes from: `{number: (file, block in file)}`."""
     dd, dask = _need("dask.dataframe", "dask"), _need("dask", "dask")
     from dask.bytes import read_bytes
     paths = [str(p) for p in path] if isinstance(path, (list, tuple)) else str(path)
     names = paths if isinstance(paths, list) else [paths]
     compressed = any(name.endswith((".gz", ".bz2", ".xz", ".zst")) for name in names)
+    gzip_only = all(name.endswith(".gz") for name in names)   # gunzipped by checked_text, which names a torn file
     _, blocks, found = read_bytes(paths, delimiter=b"\n", blocksize=None if compressed else blocksize,
-                                  compression="infer" if compressed else None, sample=False, include_path=True,
-                                  **storage_options)
+                                  compression="infer" if compressed and not gzip_only else None, sample=False,
+                                  include_path=True, **storage_options)
     if not found:
         raise InputError(f"no {kind} file matches {path!r}")
-    parts, number = [], 0
+    parts, places = [], {}
     for name, file_blocks in zip(found, blocks):
-        for block in file_blocks:
-            parts.append(dask.delayed(_trec_rows)(block, kind, name, number))
-            number += 1
-    return dd.from_delayed(parts, meta=_union_meta(), verify_meta=False)
+        for index, block in enumerate(file_blocks):
+            places[len(parts)] = (name, index)
+            parts.append(dask.delayed(_trec_rows)(block, kind, name, len(parts), index, compressed))
+    if not parts:
+        raise TrecFormatError(f"{', '.join(map(str, found))}: no {kind} lines (the file is empty)")
+    return dd.from_delayed(parts, meta=_union_meta(), verify_meta=False), places
 
 # %% ../nbs/22_distributed.ipynb #bc231499
 def _as_dask(data, kind: str, npartitions: int | None, blocksize, storage_options: dict):
-    "Qrels or a run (Dask or pandas DataFrame, or paths) as a Dask DataFrame of rows of the shuffled table."
+    """Qrels or a run (Dask or pandas DataFrame, or paths) as a Dask DataFrame of rows of the shuffled table, and
+    where the blocks of TREC files come from (see `_read_trec`; empty for frames)."""
     dd = _need("dask.dataframe", "dask")
     if isinstance(data, (str, Path)) or (isinstance(data, (list, tuple)) and data
                                          and all(isinstance(p, (str, Path)) for p in data)):
@@ -139,7 +150,7 @@ def _as_dask(data, kind: str, npartitions: int | None, blocksize, storage_option
     if missing:
         raise InputError(f"{kind} frame has no column {missing[0]!r}; its columns: {', '.join(map(str, data.columns))}. "
                          f"It needs {', '.join(columns)}: rename yours with .rename(columns={{...}})")
-    return data[list(columns)].map_partitions(_union_rows, kind, meta=_union_meta())
+    return data[list(columns)].map_partitions(_union_rows, kind, meta=_union_meta()), {}
 
 # %% ../nbs/22_distributed.ipynb #9dd11c8a
 _COUNTS = ("n_queries", "n_missing_skipped", "n_missing_scored_zero", "n_zero_idcg", "n_zero_idcg_skipped",
@@ -240,11 +251,49 @@ def _as_inputs(part: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
             pd.DataFrame({"query": qrels["query"].to_numpy(), "doc": qrels["doc"].to_numpy(),
                           "relevance": qrels["value"].to_numpy()}))
 
+# %% ../nbs/22_distributed.ipynb #522a9a62
+def _refuse_missing_ids(part: pd.DataFrame) -> None:
+    "Refuse a row of the run or qrels whose query or document id is missing (null)."
+    for name in ("query", "doc"):
+        missing = part[name].isna().to_numpy()
+        if missing.any():
+            kind = "run" if part["is_run"].to_numpy()[missing][0] else "qrels"
+            raise InputError(f"the {kind} has {int(missing.sum()):,} row(s) without a {name} id (null), "
+                             f"found on {_where()}: every row needs one")
+
+def _place(order: int, kind: str, places: dict) -> tuple[str, str, int]:
+    "Where the row with `order` came from: the file (and block) or frame, 'line' or 'row', and its number."
+    number, at = divmod(int(order), _ROWS_PER_PARTITION)
+    if number not in places.get(kind, {}):
+        return f"{kind} frame (partition {number})", "row", at
+    name, block = places[kind][number]
+    return (name if block == 0 else f"{name} (block {block}; lines counted from the block's start)"), "line", at
+
+# %% ../nbs/22_distributed.ipynb #9f4fa5b1
+def _refuse_repeated(part: pd.DataFrame, qrels_duplicates: str, places: dict) -> None:
+    "Refuse a (query, document) pair twice in the run (or in the qrels, unless a policy picks one), naming the lines."
+    for kind, is_run in (("run", True), ("qrels", False)):
+        rows = part[part["is_run"].to_numpy() == is_run]
+        repeated = rows.duplicated(["query", "doc"], keep=False).to_numpy()
+        if not repeated.any() or (kind == "qrels" and qrels_duplicates != "error"):
+            continue
+        first = rows[repeated].iloc[0]
+        same = rows[repeated & (rows["query"] == first["query"]).to_numpy() & (rows["doc"] == first["doc"]).to_numpy()]
+        found = pd.DataFrame([_place(order, kind, places) for order in same["order"].sort_values()],
+                             columns=["source", "unit", "at"])
+        where = "; ".join(f"{source}, {group['unit'].iloc[0]}s {some_numbers(group['at'])}"
+                          for source, group in itertools.islice(found.groupby("source", sort=False), 3))
+        hint = " (pass qrels_duplicates='first', 'last' or 'max' to choose one)" if kind == "qrels" else ""
+        raise TrecFormatError(f"{kind}: document {short_repr(first['doc'])} appears {len(found):,} times for query "
+                              f"{short_repr(first['query'])} ({where}){hint}")
+
 # %% ../nbs/22_distributed.ipynb #27ba2827
 def _score_part(part: pd.DataFrame, measures: list[str], convention, qrels_duplicates: str,
-                needed: dict[str, str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    "Score the queries of one partition of the shuffled table with the in-memory engine: (per-query rows, summary)."
+                needed: dict[str, str] | None = None, places: dict | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Score the queries of one partition of the shuffled table with the in-memory engine: (per-query rows, summary).
+    `places`: where the blocks of TREC files come from, per kind, for errors that name a line."""
     _check_plugins(needed or {})
+    _refuse_missing_ids(part)
     run_frame, qrels_frame = _as_inputs(part)
     run_queries, qrels_queries = pd.unique(run_frame["query"].to_numpy()), pd.unique(qrels_frame["query"].to_numpy())
     n_common = int(np.isin(run_queries, qrels_queries).sum())
@@ -252,8 +301,12 @@ def _score_part(part: pd.DataFrame, measures: list[str], convention, qrels_dupli
     if not len(qrels_frame):
         return _compact(pd.DataFrame({name: pd.Series([], dtype=t) for name, t in _PER_QUERY.items()})), \
             _summary_rows(measures, stats)
-    result = evaluate_in_memory(qrels_frame, run_frame, measures, preset=convention, progress=False,
-                                qrels_duplicates=qrels_duplicates, no_common_query="score")
+    try:
+        result = evaluate_in_memory(qrels_frame, run_frame, measures, preset=convention, progress=False,
+                                    qrels_duplicates=qrels_duplicates, no_common_query="score")
+    except TrecFormatError:
+        _refuse_repeated(part, qrels_duplicates, places or {})   # names the file and the lines, if that was it
+        raise
     return _compact(result.per_query), _summary_rows(measures, stats, {name: _measure_sums(result, name)
                                                                        for name in measures})
 
@@ -273,6 +326,9 @@ def _combine(rows: list[pd.DataFrame], summaries: list[pd.DataFrame], wanted, co
     summary = pd.concat(summaries, ignore_index=True)
     totals = summary.groupby("measure", sort=False)[list(_COUNTS)].sum()
     partials = summary.groupby("measure", sort=False)["value_sum"].agg(lambda s: math.fsum(s))
+    for kind in ("run", "qrels"):
+        if totals.iloc[0][f"n_{kind}_queries"] == 0:
+            raise InputError(f"no {kind} lines: the {kind} is empty")
     if totals.iloc[0]["n_common"] == 0:
         raise _no_common_query(query_ids)
     aggregate = []
@@ -293,11 +349,24 @@ def _measures(measures) -> tuple[list, list[str]]:
     wanted = parse_measures(measures)
     return wanted, list(dict.fromkeys(m.name for m in wanted))
 
+# %% ../nbs/22_distributed.ipynb #7e5ae081
+def _has_client() -> bool:
+    "Whether a Dask `distributed` client is current: its workers may be other processes, on other machines."
+    try:
+        from distributed import default_client
+        default_client()
+    except (ImportError, ValueError):
+        return False
+    return True
+
 # %% ../nbs/22_distributed.ipynb #08564d8a
 def _new_directory(path, storage_options: dict) -> str:
     "Make `path` (a directory or fsspec URL) if it does not exist; refuse one that holds files already."
     import fsspec
     fs, root = fsspec.core.url_to_fs(str(path), **storage_options)
+    if "memory" in fs.protocol and _has_client():
+        raise UsageError(f"write_per_query={str(path)!r} is in this process's memory, which the Dask workers cannot "
+                         "write into: give a directory or URL that the workers and this process share")
     if fs.exists(root) and (not fs.isdir(root) or fs.ls(root, detail=False)):
         what = "is a file" if not fs.isdir(root) else "holds files already"
         raise UsageError(f"write_per_query={str(path)!r} {what}: give a new or empty directory, so that every "
@@ -310,17 +379,38 @@ _PER_QUERY_SCHEMA = pa.schema([("query", pa.string()), ("measure", pa.string()),
                                ("dcg", pa.float64()), ("idcg", pa.float64()), ("status", pa.string()),
                                ("counted", pa.bool_())])
 
-def _score_partition(part: pd.DataFrame, number: int, measures: list[str], convention, qrels_duplicates: str,
-                     needed: dict[str, str], keep: bool, write_to: str | None, storage_options: dict):
-    "`_score_part` on a worker; the per-query rows go back to the client (`keep`), to a parquet file, or nowhere."
-    rows, summary = _score_part(part, measures, convention, qrels_duplicates, needed)
-    if write_to is not None:
-        import fsspec
-        import pyarrow.parquet as pq
-        table = pa.Table.from_pandas(rows.astype({"measure": "str", "status": "str"}), schema=_PER_QUERY_SCHEMA,
-                                     preserve_index=False)      # one schema for every file, empty ones included
-        with fsspec.open(f"{write_to}/part-{number:05d}.parquet", "wb", **storage_options) as handle:
+class PerQueryWriteError(NdcgError, OSError):
+    "The per-query rows could not all be written; the message names the directory, which holds no `_SUCCESS`."
+
+SUCCESS_MARKER = "_SUCCESS"   # written last into a complete write_per_query directory, as Spark and Hadoop do
+
+def _write_part(rows: pd.DataFrame, path: str, folder: str, storage_options: dict) -> None:
+    "Write one partition's per-query rows as parquet to `path`; on failure remove the torn file and name `folder`."
+    import fsspec
+    import pyarrow.parquet as pq
+    table = pa.Table.from_pandas(rows.astype({"measure": "str", "status": "str"}), schema=_PER_QUERY_SCHEMA,
+                                 preserve_index=False)      # one schema for every file, empty ones included
+    fs, target = fsspec.core.url_to_fs(path, **storage_options)
+    try:
+        with fs.open(target, "wb") as handle:
             pq.write_table(table, handle)
+    except OSError as exc:
+        try:
+            fs.rm(target)
+        except OSError:
+            pass
+        raise PerQueryWriteError(f"write_per_query={folder!r} is incomplete (it has no {SUCCESS_MARKER} file): "
+                                 f"writing {path.rsplit('/', 1)[-1]} failed on {_where()} ({exc})") from None
+
+
+# %% ../nbs/22_distributed.ipynb #d86689db
+def _score_partition(part: pd.DataFrame, number: int, measures: list[str], convention, qrels_duplicates: str,
+                     needed: dict[str, str], keep: bool, write_to: str | None, storage_options: dict,
+                     places: dict | None = None):
+    "`_score_part` on a worker; the per-query rows go back to the client (`keep`), to a parquet file, or nowhere."
+    rows, summary = _score_part(part, measures, convention, qrels_duplicates, needed, places)
+    if write_to is not None:
+        _write_part(rows, f"{write_to}/part-{number:05d}.parquet", write_to, storage_options)
     return (rows if keep and write_to is None else None), summary
 
 # %% ../nbs/22_distributed.ipynb #00f0231a
@@ -338,6 +428,20 @@ def _gather(tasks: list) -> list:
         results.append(result)
         future.release()
     return results
+
+# %% ../nbs/22_distributed.ipynb #db4e3c31
+def _mark_complete(folder: str, n_parts: int, storage_options: dict) -> None:
+    "Write the `_SUCCESS` marker into `folder` once the client sees all `n_parts` part files there."
+    import fsspec
+    fs, root = fsspec.core.url_to_fs(folder, **storage_options)
+    seen = {name.rstrip("/").rsplit("/", 1)[-1] for name in fs.ls(root, detail=False)}
+    missing = [f"part-{n:05d}.parquet" for n in range(n_parts) if f"part-{n:05d}.parquet" not in seen]
+    if missing:
+        raise PerQueryWriteError(f"write_per_query={folder!r} is incomplete (it has no {SUCCESS_MARKER} file): this "
+                                 f"process does not see {len(missing):,} of the {n_parts:,} files the workers wrote "
+                                 f"({', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}); give a directory "
+                                 "or URL that the workers and this process share")
+    fs.touch(f"{root.rstrip('/')}/{SUCCESS_MARKER}")
 
 # %% ../nbs/22_distributed.ipynb #57610b15
 def _tag_of(run, storage_options: dict) -> str:
@@ -373,15 +477,18 @@ def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", qrels_duplic
     storage_options = storage_options or {}
     tag = _tag_of(run, storage_options)
     write_to = None if write_per_query is None else _new_directory(write_per_query, storage_options)
-    run_rows = _as_dask(run, "run", npartitions, blocksize, storage_options)
-    qrels_rows = _as_dask(qrels, "qrels", None, blocksize, storage_options)
+    run_rows, run_places = _as_dask(run, "run", npartitions, blocksize, storage_options)
+    qrels_rows, qrels_places = _as_dask(qrels, "qrels", None, blocksize, storage_options)
     both = dd.concat([run_rows, qrels_rows])
     by_query = both.shuffle("query", npartitions=npartitions or run_rows.npartitions)
     score = dask.delayed(_score_partition, pure=True)
     needed = _needed_plugins(convention, wanted)
-    tasks = [score(part, number, names, convention, qrels_duplicates, needed, per_query, write_to, storage_options)
-             for number, part in enumerate(by_query.to_delayed())]
+    places = {"run": run_places, "qrels": qrels_places}
+    tasks = [score(part, number, names, convention, qrels_duplicates, needed, per_query, write_to, storage_options,
+                   places) for number, part in enumerate(by_query.to_delayed())]
     results = _gather(tasks)
+    if write_to is not None:
+        _mark_complete(write_to, len(tasks), storage_options)
     def query_ids():
         return dask.compute(run_rows["query"].unique(), qrels_rows["query"].unique())
     return _combine([rows for rows, _ in results if rows is not None], [summary for _, summary in results],

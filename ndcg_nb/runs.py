@@ -5,7 +5,10 @@
 # %% ../nbs/11_runs.ipynb #dadd9e3f
 from __future__ import annotations
 
+import codecs
 import gzip
+import io
+import re
 import zlib
 import importlib.resources
 import itertools
@@ -20,8 +23,9 @@ import pyarrow.csv as pa_csv
 from .errors import InputError, UsageError
 
 # %% auto #0
-__all__ = ['QRELS_DUPLICATES', 'SAMPLE_QRELS', 'SAMPLE_RUN', 'TrecFormatError', 'checked_text', 'split_lines', 'numeric_column',
-           'read_qrels', 'read_run', 'id_categories', 'as_qrels', 'as_run']
+__all__ = ['MAX_LINE_BYTES', 'QRELS_DUPLICATES', 'SAMPLE_QRELS', 'SAMPLE_RUN', 'TrecFormatError', 'short_repr', 'some_numbers',
+           'checked_text', 'split_lines', 'numeric_column', 'read_qrels', 'read_run', 'id_categories', 'as_qrels',
+           'as_run']
 
 # %% ../nbs/11_runs.ipynb #9297daa9
 class TrecFormatError(InputError):
@@ -30,27 +34,115 @@ class TrecFormatError(InputError):
 _FIELDS = {"qrels": ("query", "iter", "doc", "relevance"),
            "run": ("query", "q0", "doc", "rank", "score", "tag")}
 
-# %% ../nbs/11_runs.ipynb #d8917546
-def checked_text(raw: bytes, source) -> bytes:
-    "`raw` (read from `source`) gunzipped if it starts with gzip's magic number, lines ended by \\n, checked to be UTF-8."
-    if raw[:2] == b"\x1f\x8b":
+# %% ../nbs/11_runs.ipynb #6af4f8f8
+def short_repr(value, limit: int = 60) -> str:
+    "`repr(value)` of at most about `limit` characters; a longer value is cut and its length given."
+    text = value if isinstance(value, (str, bytes)) else str(value)
+    if len(text) <= limit:
+        return repr(value) if isinstance(value, (str, bytes)) else text
+    return f"{text[:limit]!r}... ({len(text):,} characters)"
+
+def some_numbers(numbers, limit: int = 5) -> str:
+    "The first `limit` of `numbers`, comma separated, and how many there are in all when there are more."
+    numbers = np.asarray(numbers)
+    shown = ", ".join(map(str, numbers[:limit].tolist()))
+    return shown if len(numbers) <= limit else f"{shown}, ... ({len(numbers):,} in all)"
+
+# %% ../nbs/11_runs.ipynb #638b5280
+_BOM = b"\xef\xbb\xbf"
+
+def _line_at(raw, at: int) -> int:
+    "The number (from 1) of the line holding byte `at` of `raw`."
+    return raw.count(b"\n", 0, at) + 1
+
+def _refuse_binary(raw, source) -> None:
+    "Refuse a NUL byte, or a byte order mark after the start, naming the line."
+    nul = raw.find(b"\x00")
+    if nul >= 0:
+        raise TrecFormatError(f"{source}, line {_line_at(raw, nul)}: a NUL byte; a TREC file is text, and trec_eval "
+                              "refuses it too ('File may contain no NULL characters')")
+    bom = raw.find(_BOM, 1)
+    if bom >= 0:
+        raise TrecFormatError(f"{source}, line {_line_at(raw, bom)}: a byte order mark (U+FEFF) inside the file, "
+                              "where two files were probably joined: remove it")
+
+# %% ../nbs/11_runs.ipynb #8e7f4fe7
+MAX_LINE_BYTES = 1 << 20   # the longest line read; a longer one is not TREC text
+_CHUNK = 1 << 20
+
+def _inflated(handle, source):
+    "The gunzipped bytes of the open gzip file `handle`, a chunk at a time."
+    try:
+        with gzip.GzipFile(fileobj=handle) as inflating:
+            while chunk := inflating.read(_CHUNK):
+                yield chunk
+    except (OSError, EOFError, zlib.error) as exc:
+        raise TrecFormatError(f"{source}: a damaged or truncated gzip file ({exc})") from None
+
+def _chunks(path, source):
+    "The bytes of the file at `path` a chunk at a time, gunzipped if they start with gzip's magic number."
+    with open(path, "rb") as handle:
+        if handle.peek(2)[:2] == b"\x1f\x8b":
+            yield from _inflated(handle, source)
+        else:
+            while chunk := handle.read(_CHUNK):
+                yield chunk
+
+# %% ../nbs/11_runs.ipynb #e2f3fd43
+def _check_start(chunk, source) -> None:
+    "Refuse a file whose first chunk is not UTF-8 text (a binary file), before the rest is read."
+    if not chunk.isascii():
         try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise TrecFormatError(f"{source}: a damaged or truncated gzip file ({exc})") from None
+            codecs.getincrementaldecoder("utf-8")().decode(chunk, final=False)
+        except UnicodeDecodeError as exc:
+            raise TrecFormatError(f"{source}, line {_line_at(chunk, exc.start)}: not UTF-8 text ({exc.reason})") from None
+
+def _open_line(data, chunk, since: int, source) -> int:
+    "The bytes of the last line still open after `chunk` (`since` were open before it); refuse a line too long."
+    ends = [at for at in (chunk.find(b"\n"), chunk.find(b"\r")) if at >= 0]
+    if since + (min(ends) if ends else len(chunk)) > MAX_LINE_BYTES:
+        start = len(data) - len(chunk) - since
+        raise TrecFormatError(f"{source}, line {_line_at(data, start)}: a line longer than {MAX_LINE_BYTES:,} "
+                              "bytes: not a TREC text file, or an id far too long")
+    return since + len(chunk) if not ends else len(chunk) - 1 - max(chunk.rfind(b"\n"), chunk.rfind(b"\r"))
+
+def _guarded(chunks, source) -> bytearray:
+    "The chunks joined, stopping at a NUL byte, a line too long, or a start that is not UTF-8 text."
+    data, since = bytearray(), 0
+    for chunk in chunks:
+        data += chunk
+        if b"\x00" in chunk:
+            _refuse_binary(data, source)
+        if len(data) == len(chunk):
+            _check_start(chunk, source)
+        since = _open_line(data, chunk, since, source)
+    return data
+
+# %% ../nbs/11_runs.ipynb #d8917546
+def _as_text(raw, source):
+    "`raw` without a leading byte order mark, lines ended by \\n, checked to be UTF-8 without NUL bytes."
+    _refuse_binary(raw, source)
+    if raw[:3] == _BOM:
+        raw = raw[3:]
     if b"\r" in raw and raw.count(b"\r") != raw.count(b"\r\n"):   # old Mac line ends: a carriage return alone
         raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     if not raw.isascii():
         try:
             raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            line = raw[:exc.start].count(b"\n") + 1
-            raise TrecFormatError(f"{source}, line {line}: not UTF-8 text ({exc.reason})") from None
+            raise TrecFormatError(f"{source}, line {_line_at(raw, exc.start)}: not UTF-8 text ({exc.reason})") from None
     return raw
 
-def _read_bytes(path) -> bytes:
-    "The bytes of the file at `path`, gunzipped if they start with gzip's magic number; checked to be UTF-8."
-    return checked_text(Path(path).read_bytes(), path)
+def checked_text(raw: bytes, source) -> bytes:
+    "`raw` (read from `source`) gunzipped if it starts with gzip's magic number, lines ended by \\n, checked to be UTF-8."
+    if raw[:2] == b"\x1f\x8b":
+        raw = _guarded(_inflated(io.BytesIO(raw), source), source)
+    return _as_text(raw, source)
+
+def _read_bytes(path):
+    "The bytes of the file at `path`, gunzipped as they are read if they start with gzip's magic number; checked."
+    return _as_text(_guarded(_chunks(path, str(path)), path), path)
+
 
 # %% ../nbs/11_runs.ipynb #5e0d7a41
 def _arrow_csv(data: bytes, names, columns, delimiter: str = " ") -> pa.Table:
@@ -104,7 +196,19 @@ def _short_line(raw: bytes, starts, line_of, heads, counts, line: int, names, so
     end = raw.find(b"\n", starts[head])
     text = raw[starts[head]:end if end >= 0 else None].decode().strip()
     return TrecFormatError(f"{source}, line {line_of[head] + 1}: expected {len(names)} fields ({' '.join(names)}), "
-                           f"found {counts[line]}: {text!r}")
+                           f"found {counts[line]}: {short_repr(text, 80)}")
+
+# %% ../nbs/11_runs.ipynb #448c0bc4
+def _run_as_qrels(raw: bytes, starts, line_of, heads, counts, source: str) -> TrecFormatError:
+    "The error for a qrels file whose first line of six or more fields is shown (six: it looks like a run)."
+    line = int(np.flatnonzero(counts >= len(_FIELDS["run"]))[0])
+    head = heads[line]
+    end = raw.find(b"\n", starts[head])
+    text = short_repr(raw[starts[head]:end if end >= 0 else None].decode().strip(), 80)
+    like = (": this looks like a run (query q0 doc rank score tag), not qrels; check the order of the files"
+            if counts[line] == len(_FIELDS["run"]) else "")
+    return TrecFormatError(f"{source}, line {line_of[head] + 1}: a qrels line has 4 fields (query iter doc relevance), "
+                           f"this one {counts[line]}{like}: {text} (trec_eval refuses such lines too)")
 
 # %% ../nbs/11_runs.ipynb #d94bf912
 def _first_fields(data: np.ndarray, starts, ends, heads, counts, n: int) -> bytes:
@@ -134,11 +238,31 @@ def _normalise(raw: bytes, names, source: str, kind: str) -> tuple[bytes, np.nda
     short = np.flatnonzero(counts < len(names))
     if len(short):
         raise _short_line(raw, starts, line_of, heads, counts, short[0], names, source)
+    if kind == "qrels" and counts.max() >= len(_FIELDS["run"]):
+        raise _run_as_qrels(raw, starts, line_of, heads, counts, source)
     return _first_fields(data, starts, ends, heads, counts, len(names)), line_of[heads] + 1
 
+# %% ../nbs/11_runs.ipynb #abf40258
+_EXPONENT = r"^[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+$"
+
+def _atol(text: str) -> int:
+    "What C's `atol` reads from `text`: the sign and digits at its start, 0 if there are none."
+    digits = re.match(r"[+-]?\d*", text).group()
+    return int(digits) if digits.strip("+-") else 0
+
+def _refuse_exponents(grades: pa.ChunkedArray, lines: np.ndarray, source: str) -> None:
+    "Refuse a grade written with an exponent (`1e2`): trec_eval's `atol` reads 1 where a float reader reads 100."
+    written = pc.match_substring_regex(grades, _EXPONENT)
+    if pc.any(written).as_py():
+        row = int(np.flatnonzero(written.to_numpy(zero_copy_only=False))[0])
+        grade = grades[row].as_py()
+        raise TrecFormatError(f"{source}, line {lines[row]}: grade {grade!r} is written with an exponent, which "
+                              f"trec_eval reads as {_atol(grade)} and a float reader as {float(grade):g}: write "
+                              "the grade as a plain number")
+
+
 # %% ../nbs/11_runs.ipynb #f2c81d3e
-def split_lines(raw: bytes, kind: str, source: str) -> tuple[pa.Table, np.ndarray, bytes]:
-    "The query, doc and value of each line of `raw` as arrow strings; their line numbers; the text parsed."
+def _split(raw: bytes, kind: str, source: str) -> tuple[pa.Table, np.ndarray, bytes]:
     names = _FIELDS[kind]
     wanted = ["query", "doc", names[-1] if kind == "qrels" else "score"]
     table = _regular(raw, names)
@@ -149,6 +273,13 @@ def split_lines(raw: bytes, kind: str, source: str) -> tuple[pa.Table, np.ndarra
         return _arrow_csv(text, names, wanted), lines, text
     except pa.ArrowInvalid as exc:   # not expected once the text is regular; named all the same
         raise TrecFormatError(f"{source}: {exc}") from None
+
+def split_lines(raw: bytes, kind: str, source: str) -> tuple[pa.Table, np.ndarray, bytes]:
+    "The query, doc and value of each line of `raw` as arrow strings; their line numbers; the text parsed."
+    table, lines, text = _split(raw, kind, source)
+    if kind == "qrels":
+        _refuse_exponents(table.column(2), lines, source)
+    return table, lines, text
 
 # %% ../nbs/11_runs.ipynb #0b0972f2
 def _categorical(codes: np.ndarray, names) -> pd.Categorical:
@@ -179,10 +310,10 @@ def numeric_column(frame: pd.DataFrame, raw, source: str, what: str, where: str 
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         value = raw[row].as_py() if isinstance(raw, pa.ChunkedArray) else raw[row]
-        shown = repr(value) if isinstance(value, str) else str(float(value))
+        shown = short_repr(value) if isinstance(value, str) else str(float(value))
         raise TrecFormatError(f"{source}, {where} {frame['line'].iloc[row]}: {what} {shown} "
-                              f"is not a finite number (query {frame['query'].iloc[row]!r}, "
-                              f"document {frame['doc'].iloc[row]!r})")
+                              f"is not a finite number (query {short_repr(frame['query'].iloc[row])}, "
+                              f"document {short_repr(frame['doc'].iloc[row])})")
     return values
 
 # %% ../nbs/11_runs.ipynb #26170a5b
@@ -209,8 +340,8 @@ def _duplicates(frame: pd.DataFrame, source: str, what: str, where: str, policy:
         first = frame[repeated].iloc[0]
         same = frame[repeated & (frame["query"] == first["query"]).to_numpy() & (frame["doc"] == first["doc"]).to_numpy()]
         hint = " (pass duplicates='first', 'last' or 'max' to choose one)" if what == "qrels" else ""
-        raise TrecFormatError(f"{source}: document {first['doc']!r} appears {len(same)} times for query "
-                              f"{first['query']!r} ({where}s {', '.join(map(str, same['line']))}){hint}")
+        raise TrecFormatError(f"{source}: document {short_repr(first['doc'])} appears {len(same):,} times for query "
+                              f"{short_repr(first['query'])} ({where}s {some_numbers(same['line'])}){hint}")
     keys = pd.Series(keys, index=frame.index)
     if policy == "max":
         order = frame.sort_values("relevance", kind="stable", ascending=False)
@@ -297,6 +428,21 @@ def _from_dict(nested: dict, value: str, kind: str) -> pd.DataFrame:
     # a dict cannot hold one (query, doc) twice: no duplicate check
     return _tidy_frame(query, doc, values, np.arange(len(values)), kind, kind, "row", None, what)
 
+# %% ../nbs/11_runs.ipynb #9a850c98
+def _read_again(frame: pd.DataFrame, kind: str, value: str, duplicates: str) -> pd.DataFrame | None:
+    "A frame a reader made, checked again; `None` if its columns are no longer the reader's."
+    if not all(isinstance(frame[c].dtype, pd.CategoricalDtype) for c in ("query", "doc")) or \
+            frame[value].dtype != np.float64 or frame["line"].dtype.kind != "i":
+        return None
+    what = f"{kind} frame read from {frame.attrs['source']}"
+    for name in ("query", "doc"):
+        missing = frame[name].cat.codes.to_numpy() < 0
+        if missing.any():
+            raise TrecFormatError(f"{what}, line {frame['line'].iloc[int(np.argmax(missing))]}: {name} id is missing")
+    numeric_column(frame, frame[value].to_numpy(), what, value)
+    checked = _duplicates(frame, what, kind, "line", duplicates)
+    return checked if checked is frame else checked.reset_index(drop=True)
+
 # %% ../nbs/11_runs.ipynb #7c75f49f
 def _tidy(data, kind: str, columns: dict[str, str], reader, duplicates: str = "error") -> pd.DataFrame:
     "Qrels or a run from a TREC file path, a long DataFrame or a nested dict, in ndcg_nb's columns."
@@ -305,7 +451,12 @@ def _tidy(data, kind: str, columns: dict[str, str], reader, duplicates: str = "e
         return reader(data)
     if isinstance(data, pd.DataFrame):
         if "source" in data.attrs and {"query", "doc", value, "line"} <= set(data.columns):
-            return data   # already read by ndcg_nb
+            checked = _read_again(data, kind, value, duplicates)
+            if checked is not None:
+                return checked
+            read = _from_frame(data, columns, value, kind, duplicates)
+            read.attrs.update({k: v for k, v in data.attrs.items() if k == "tag"})   # the run's tag, as read
+            return read
         return _from_frame(data, columns, value, kind, duplicates)
     if isinstance(data, dict):
         return _from_dict(data, value, kind)

@@ -283,6 +283,17 @@ def test_spark_same_numbers(spark):
     assert_same(ndcg_nb.evaluate(spark_qrels, spark_run, MEASURES), evaluate_in_memory(qrels, run, MEASURES, progress=False))
 
 
+@needs_spark
+@pytest.mark.filterwarnings("ignore::FutureWarning")
+def test_spark_null_query_id_refused(spark):
+    "Issue 22: a row whose query id is null is an error naming it, never dropped on the way."
+    run = read_run(SAMPLE_RUN)[["query", "doc", "score"]].astype({"query": object, "doc": object})
+    run.loc[0, "query"] = None
+    qrels = read_qrels(SAMPLE_QRELS)[["query", "doc", "relevance"]].astype({"query": object, "doc": object})
+    with pytest.raises(Exception, match=r"the run has 1 row\(s\) without a query id \(null\)"):
+        evaluate_spark(spark.createDataFrame(qrels), spark.createDataFrame(run))
+
+
 @pytest.mark.skipif(importlib.util.find_spec("pyspark") is None, reason="needs pyspark (the spark extra)")
 def test_spark_takes_spark_frames():
     "No session is needed to refuse pandas frames, with a message that says how to make Spark ones."
@@ -336,7 +347,7 @@ def test_cli_write_per_query(client, tmp_path):
     means = {row["measure"]: row["value"] for row in json.loads(done.stdout)["aggregate"]}
     assert means.keys() == set(theirs.aggregate["measure"])
     assert all(abs(means[m] - v) <= 1e-12 for m, v in zip(theirs.aggregate["measure"], theirs.aggregate["value"]))
-    assert sorted(p.name for p in folder.iterdir()) == [f"part-{n:05d}.parquet" for n in range(4)]
+    assert sorted(p.name for p in folder.iterdir()) == ["_SUCCESS"] + [f"part-{n:05d}.parquet" for n in range(4)]
     written = pd.read_parquet(folder)
     assert len(written) == len(theirs.per_query)
     assert_same_values(values_by_query(written), values_by_query(theirs.per_query))
@@ -354,3 +365,57 @@ def test_without_a_client():
     assert done.returncode == 0, done.stderr
     theirs = evaluate_in_memory(SAMPLE_QRELS, SAMPLE_RUN, ["ndcg", "nDCG@3"], missing_queries="zero", progress=False)
     assert_same_values(values_by_query(json.loads(done.stdout)["per_query"]), values_by_query(theirs.per_query))
+
+
+# --- issue 22: output that is complete or recognisably not, and inputs named as in memory -------------------------
+
+def test_write_per_query_marker_written_last(client, tmp_path):
+    "A complete directory ends with _SUCCESS (as Spark and Hadoop write it); parquet readers skip it."
+    folder = tmp_path / "out"
+    evaluate(SAMPLE_QRELS, SAMPLE_RUN, ["ndcg"], npartitions=3, write_per_query=folder)
+    assert sorted(p.name for p in folder.iterdir()) == ["_SUCCESS"] + [f"part-{n:05d}.parquet" for n in range(3)]
+    assert len(pd.read_parquet(folder)) == len(evaluate_in_memory(SAMPLE_QRELS, SAMPLE_RUN, progress=False).per_query)
+
+
+def test_write_per_query_memory_url_refused(client):
+    "memory://out lives in one process: the workers' rows would be lost, so it is refused up front."
+    from ndcg_nb.errors import UsageError
+    with pytest.raises(UsageError, match="in this process's memory, which the Dask workers cannot write into"):
+        evaluate(SAMPLE_QRELS, SAMPLE_RUN, write_per_query="memory://out")
+
+
+def test_write_per_query_directory_the_client_cannot_see(client, tmp_path, monkeypatch):
+    "Files the client cannot see (a disk local to the workers) leave the directory without _SUCCESS, and say so."
+    import ndcg_nb.distributed as distributed_module
+    from ndcg_nb.distributed import PerQueryWriteError
+    folder = tmp_path / "out"
+    original = distributed_module._mark_complete
+    def hide_one(where, n_parts, options):
+        (Path(where) / "part-00001.parquet").unlink()
+        return original(where, n_parts, options)
+    monkeypatch.setattr(distributed_module, "_mark_complete", hide_one)
+    with pytest.raises(PerQueryWriteError, match="does not see 1 of the 3 files"):
+        evaluate(SAMPLE_QRELS, SAMPLE_RUN, npartitions=3, write_per_query=folder)
+    assert not (folder / "_SUCCESS").exists()
+
+
+def test_duplicate_lines_named_by_file_and_line_on_workers(client, tmp_path):
+    raw = SAMPLE_RUN.read_bytes()
+    (tmp_path / "dup.run").write_bytes(raw + raw.splitlines(keepends=True)[3])
+    with pytest.raises(Exception, match=r"dup\.run, lines 4, 102"):
+        evaluate(SAMPLE_QRELS, tmp_path / "dup.run", npartitions=2)
+    dup_qrels = tmp_path / "dup.qrels"
+    lines = SAMPLE_QRELS.read_bytes().splitlines(keepends=True)
+    dup_qrels.write_bytes(b"".join(lines) + lines[0])
+    with pytest.raises(Exception, match=r"dup\.qrels, lines 1, \d+\) \(pass qrels_duplicates="):
+        evaluate(dup_qrels, SAMPLE_RUN, npartitions=2)
+
+
+def test_truncated_gzip_and_empty_run_on_workers(client, tmp_path):
+    (tmp_path / "torn.run.gz").write_bytes(gzip.compress(SAMPLE_RUN.read_bytes())[:-40])
+    with pytest.raises(Exception, match="torn.run.gz: a damaged or truncated gzip file") as info:
+        evaluate(SAMPLE_QRELS, tmp_path / "torn.run.gz")
+    assert not isinstance(info.value, EOFError)
+    (tmp_path / "empty.run").write_bytes(b"")
+    with pytest.raises(Exception, match="empty.run: no run lines"):
+        evaluate(SAMPLE_QRELS, tmp_path / "empty.run")

@@ -95,3 +95,21 @@ def test_measure_parser(name):
         except NdcgError:
             return
     assert measures and all(m.k is None or (isinstance(m.k, int) and m.k >= 1) for m in measures)
+
+
+ID = st.text(alphabet=st.characters(blacklist_categories=("Zs", "Zl", "Zp", "Cc", "Cs")), min_size=1, max_size=20_000)
+
+
+@SETTINGS
+@given(query=ID, doc=ID, copies=st.integers(1, 3000), fault=st.sampled_from(["score", "duplicate", "short", "nul"]))
+def test_error_messages_stay_short(tmp_path, query, doc, copies, fault):
+    "Issue 22: whatever the ids and however many lines repeat, an error message is a few lines long."
+    line = {"score": f"{query} Q0 {doc} 1 high t\n", "duplicate": f"{query} Q0 {doc} 1 0.5 t\n",
+            "short": f"{query} Q0 {doc}\n", "nul": f"{query} Q0 {doc}\x00 1 0.5 t\n"}[fault]
+    path = tmp_path / "run"
+    path.write_bytes((line * (copies if fault == "duplicate" else 1)).encode("utf-8"))
+    result = outcome(read_run, path)
+    if isinstance(result, NdcgError):
+        assert len(str(result)) < 600, str(result)[:300]
+    else:
+        assert fault == "duplicate" and copies == 1
