@@ -6,23 +6,29 @@ __version__ = "0.4.0"
 # %% auto #0
 __all__ = []
 
-# %% ../nbs/99_package.ipynb #dbb0a16d
-from .hookspecs import hookimpl
-from .plugins import list_plugins, register_plugin, unregister_plugin
-from .errors import PluginError, PolicyConflictError, UnknownPolicyError
+# %% ../nbs/99_package.ipynb #33de5dc2
 from .core import cg, dcg, idcg, ndcg, ndcg_dataset, DatasetScore
 from .explain import explain
 from .precision import average_precision, precision_at_k
+
+__all__ = ["cg", "dcg", "idcg", "ndcg", "ndcg_dataset", "DatasetScore", "explain", "average_precision",
+           "precision_at_k"]
+
+# %% ../nbs/99_package.ipynb #02062246
 from .evaluation import evaluate
 from .presets import Convention
 from .runs import read_qrels, read_run
 from .compare import compare, evaluate_runs
 from .preset_differences import explain_presets
 from .value_bounds import bounds
-from .training import lightgbm_ndcg, ndcg_score, ndcg_scorer, xgboost_ndcg
 
-__all__ = ["cg", "dcg", "idcg", "ndcg", "ndcg_dataset", "DatasetScore", "explain", "average_precision",
-           "precision_at_k", "evaluate", "Convention", "read_qrels", "read_run", "hookimpl",
-           "list_plugins", "register_plugin", "unregister_plugin", "PluginError", "PolicyConflictError",
-           "UnknownPolicyError", "compare", "evaluate_runs", "bounds", "explain_presets",
-           "ndcg_score", "ndcg_scorer", "lightgbm_ndcg", "xgboost_ndcg"]
+__all__ += ["evaluate", "Convention", "read_qrels", "read_run", "compare", "evaluate_runs", "bounds", "explain_presets"]
+
+# %% ../nbs/99_package.ipynb #d4f4781e
+from .hookspecs import hookimpl
+from .plugins import list_plugins, register_plugin, unregister_plugin
+from .errors import PluginError, PolicyConflictError, UnknownPolicyError
+from .training import catboost_ndcg, lightgbm_ndcg, ndcg_score, ndcg_scorer, xgboost_ndcg
+
+__all__ += ["hookimpl", "list_plugins", "register_plugin", "unregister_plugin", "PluginError", "PolicyConflictError",
+            "UnknownPolicyError", "catboost_ndcg", "ndcg_score", "ndcg_scorer", "lightgbm_ndcg", "xgboost_ndcg"]
