@@ -20,7 +20,8 @@ from .measures import parse_measure
 from .resolution import resolve_convention
 from .presets import Convention
 from .runs import as_qrels, as_run
-from .scoring import score_run
+from .core import summary_html, summary_text
+from .scoring import convention_line, score_run
 from .significance import CORRECTIONS, bootstrap_test, effect_size, paired_t_test, randomization_test
 
 # %% auto #0
@@ -122,6 +123,18 @@ def evaluate_runs(qrels, runs, measures=("ndcg",), *, preset="trec_eval", qrels_
                    for run, frame in named.items()}
     first = next(iter(evaluations.values()))
     return RunsEvaluation(evaluations, list(first.aggregate["measure"]), convention)
+
+# %% ../nbs/18_compare.ipynb #d6dd0dc1
+def _runs_summary(r: RunsEvaluation) -> tuple:
+    "Title, lines and table of a `RunsEvaluation`'s summary."
+    title = f"RunsEvaluation: {len(r.runs)} runs x {len(r.measures)} measure(s), baseline {r.runs[0]}"
+    sizes = sorted({e.per_query["query"].nunique() for e in r.evaluations.values()})
+    queries = f"queries per run: {sizes[0]}" + (f" to {sizes[-1]}" if len(sizes) > 1 else "")
+    return title, [queries, convention_line(r.convention)], r.means.reset_index()
+
+RunsEvaluation.__repr__ = lambda self: summary_text(*_runs_summary(self))
+RunsEvaluation._repr_html_ = lambda self: summary_html(*_runs_summary(self))
+RunsEvaluation.__getitem__ = lambda self, measure: self.means[_measure_name(measure, self.measures)]
 
 # %% ../nbs/18_compare.ipynb #1d070d41
 TESTS = ("t", "randomization", "bootstrap")

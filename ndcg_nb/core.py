@@ -22,9 +22,10 @@ from .batch import Batch, as_batch
 from .segments import group_mean, list_ids, offsets_from_lengths, positions_in_lists, run_mean, segment_sum, sorted_desc, tie_runs, uniform_length
 
 # %% auto #0
-__all__ = ['TIE_RULES', 'IDEAL_NEGATIVES', 'AGGREGATIONS', 'numpy_argsort_order', 'Scores', 'policy_gains', 'discount_weights',
-           'score_batch', 'ndcg_ratio', 'one_or_many', 'cg', 'dcg', 'idcg', 'ndcg', 'DepthScore', 'one_ranking_serves',
-           'score_depths', 'DatasetScore', 'aggregate', 'check_list_weights', 'ndcg_dataset']
+__all__ = ['TIE_RULES', 'IDEAL_NEGATIVES', 'SUMMARY_ROWS', 'AGGREGATIONS', 'numpy_argsort_order', 'Scores', 'policy_gains',
+           'discount_weights', 'score_batch', 'ndcg_ratio', 'one_or_many', 'cg', 'dcg', 'idcg', 'ndcg', 'DepthScore',
+           'one_ranking_serves', 'score_depths', 'DatasetScore', 'summary_text', 'summary_html', 'aggregate',
+           'check_list_weights', 'ndcg_dataset']
 
 # %% ../nbs/07_core.ipynb #783897c2
 TIE_RULES = ("average", "input", "worst", "best", "numpy_argsort")
@@ -632,6 +633,35 @@ class DatasetScore:
 
     def __float__(self):
         return float(self.value)
+
+# %% ../nbs/07_core.ipynb #ceb20d22
+SUMMARY_ROWS = 12
+
+def summary_text(title: str, lines: list, table=None) -> str:
+    "A short text summary: `title`, each of `lines` indented, and `table` (a DataFrame) cut to `SUMMARY_ROWS` rows."
+    parts = [title, *(f"  {line}" for line in lines)]
+    if table is not None:
+        parts.append(table.to_string(index=False, max_rows=SUMMARY_ROWS, max_cols=10))
+    return "\n".join(parts)
+
+def summary_html(title: str, lines: list, table=None) -> str:
+    "The same summary as compact HTML, every text escaped (`table` through pandas' escaping `to_html`)."
+    from html import escape
+    rows = "".join(f"<div>{escape(str(line))}</div>" for line in lines)
+    frame = "" if table is None else table.to_html(index=False, max_rows=SUMMARY_ROWS, max_cols=10, escape=True)
+    return f"<div class=\"ndcg-nb-summary\"><strong>{escape(title)}</strong>{rows}{frame}</div>"
+
+# %% ../nbs/07_core.ipynb #f674ae9b
+def _dataset_score_summary(s: DatasetScore) -> tuple:
+    "Title and lines of a `DatasetScore`'s summary: the value, the counts and the choices."
+    how = s.aggregation if s.average == "mean" else "ratio of summed DCG to summed IDCG"
+    title = f"DatasetScore: {s.value:.4f} ({how} over {s.n_counted} of {s.n_lists} lists)"
+    choices = ", ".join(f"{k}={v}" for k, v in s.policies.items())
+    lists = f"lists: {s.n_lists}, counted: {s.n_counted}, IDCG 0: {s.n_zero_idcg} (zero_idcg={s.zero_idcg})"
+    return title, [lists + (", weighted" if s.weights is not None else ""), choices]
+
+DatasetScore.__repr__ = lambda self: summary_text(*_dataset_score_summary(self))
+DatasetScore._repr_html_ = lambda self: summary_html(*_dataset_score_summary(self))
 
 # %% ../nbs/07_core.ipynb #634e89ce
 AGGREGATIONS = ("mean", "median", "lower_median", "min", "max")

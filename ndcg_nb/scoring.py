@@ -10,13 +10,14 @@ import json
 import math
 import sys
 import time
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from .batch import Batch
-from .core import ndcg_ratio, score_depths
+from .core import ndcg_ratio, score_depths, summary_html, summary_text
 from .errors import InputError, UsageError
 from .judgments import (RANKING_FIELDS, judged_pool, judged_queries, join_run, no_common_query_message,
                                policy_context, ranked_batch)
@@ -28,7 +29,7 @@ from .resolution import resolve_convention
 from .runs import as_qrels, as_run
 
 # %% auto #0
-__all__ = ['json_value', 'Evaluation', 'aggregate', 'measure_summary', 'query_weight_table', 'score_run']
+__all__ = ['json_value', 'Evaluation', 'convention_line', 'aggregate', 'measure_summary', 'query_weight_table', 'score_run']
 
 # %% ../nbs/16_scoring.ipynb #49cfaaee
 def json_value(value):
@@ -85,16 +86,59 @@ class Evaluation:
         frame = self.per_query if per_query else self.aggregate
         return frame.to_csv(index=False).rstrip("\n")
 
+# %% ../nbs/16_scoring.ipynb #3ba75fd4
+def convention_line(convention: Convention) -> str:
+    "The convention in one line: the preset's name and the fields that differ from `Convention()`'s."
+    default = Convention()
+    changed = [f"{f.name}={getattr(convention, f.name)!r}" for f in dataclasses.fields(Convention)
+               if f.name != "preset" and getattr(convention, f.name) != getattr(default, f.name)]
+    return f"preset {convention.preset or '(none)'}: " + (", ".join(changed) if changed else "default fields")
+
+# %% ../nbs/16_scoring.ipynb #77f2630b
+def _evaluation_summary(e: Evaluation) -> tuple:
+    "Title, lines and table of an `Evaluation`'s summary."
+    tag = f" of run {e.run_tag}" if e.run_tag else ""
+    title = f"Evaluation{tag}: {len(e.aggregate)} measure(s), {e.per_query['query'].nunique()} queries"
+    return title, [convention_line(e.convention)], e.aggregate
+
+Evaluation.__repr__ = lambda self: summary_text(*_evaluation_summary(self))
+Evaluation._repr_html_ = lambda self: summary_html(*_evaluation_summary(self))
+Evaluation.__getitem__ = lambda self, measure: self.value(measure)
+
+# %% ../nbs/16_scoring.ipynb #e9922fbf
+def _in_kernel() -> bool:
+    "Whether this runs in a Jupyter kernel (IPython already imported, its shell the kernel's)."
+    ipython = sys.modules.get("IPython")
+    shell = getattr(ipython, "get_ipython", lambda: None)() if ipython is not None else None
+    return type(shell).__name__ == "ZMQInteractiveShell"
+
+def _kernel_bar(total: int, asked: bool):
+    "A `tqdm.auto` bar of `total` steps (after a second unless `asked`), or None where tqdm is not installed."
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # tqdm warns when ipywidgets is missing, then writes text
+            from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=total, delay=0 if asked else 1.0, file=sys.stderr)
+
 # %% ../nbs/16_scoring.ipynb #fd1b5e04
 class _Progress:
-    "A one-line progress bar on a terminal's stderr; silent elsewhere or when disabled."
+    "A progress bar: tqdm's in a Jupyter kernel, else one line on a terminal's stderr; silent elsewhere or when disabled."
     def __init__(self, total: int, enabled):
         self.total, self.done, self.start = total, 0, time.monotonic()
         self.enabled = sys.stderr.isatty() if enabled is None else bool(enabled)
+        asked = enabled is None or bool(enabled)
+        self.bar = _kernel_bar(total, enabled is not None) if asked and _in_kernel() else None
 
     def step(self, label: str):
         self.done += 1
-        if self.enabled:
+        if self.bar is not None:
+            self.bar.set_description(label, refresh=False)
+            self.bar.update(1)
+            if self.done == self.total:
+                self.bar.close()
+        elif self.enabled:
             filled = int(30 * self.done / self.total)
             sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {self.done}/{self.total} {label:<24s}")
             if self.done == self.total:

@@ -18,7 +18,8 @@ from .plugins import resolve_policy
 from .presets import Convention
 from .resolution import resolve_convention
 from .runs import as_qrels, as_run
-from .scoring import score_run
+from .core import summary_html, summary_text
+from .scoring import convention_line, score_run
 
 # %% auto #0
 __all__ = ['BOUND_COLUMNS', 'tie_order', 'Bounds', 'bounds']
@@ -153,3 +154,13 @@ def bounds(qrels, run, measures=("ndcg",), *, preset="trec_eval", max_grade: flo
     per_query, aggregate = _with_judged_fraction(*_side_by_side(base, scenarios), lines, wanted)
     return Bounds(per_query[["query", "measure"] + BOUND_COLUMNS + ["counted"]],
                   aggregate[["measure"] + BOUND_COLUMNS + ["n_queries"]], convention, max_grade)
+
+# %% ../nbs/19_value_bounds.ipynb #5a6e6263
+def _bounds_summary(b: Bounds) -> tuple:
+    "Title, lines and table of a `Bounds`' summary."
+    title = f"Bounds: {len(b.aggregate)} measure(s), {b.per_query['query'].nunique()} queries"
+    unjudged = f"unjudged documents in the top k as grade 0 and as grade {b.max_grade:g}"
+    return title, [unjudged, convention_line(b.convention)], b.aggregate
+
+Bounds.__repr__ = lambda self: summary_text(*_bounds_summary(self))
+Bounds._repr_html_ = lambda self: summary_html(*_bounds_summary(self))
