@@ -6,11 +6,12 @@
 from __future__ import annotations
 
 import itertools
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InputError, InputTypeError, UsageError
+from .errors import InputError, InputTypeError, NdcgWarning, UsageError
 from .segments import list_ids, offsets_from_lengths, positions_in_lists
 
 # %% auto #0
@@ -19,11 +20,13 @@ __all__ = ['Batch', 'as_batch']
 # %% ../nbs/06_batch.ipynb #d0b8a434
 @dataclass
 class Batch:
-    "Ranked lists stored flat: list `i` is `grades[offsets[i]:offsets[i + 1]]`; `single` if the user gave one list."
+    """Ranked lists stored flat: list `i` is `grades[offsets[i]:offsets[i + 1]]`; `single` if the user gave one list;
+    `queries[i]` the query id of list `i` when the lists were grouped by `qid=`."""
     grades: np.ndarray
     offsets: np.ndarray
     single: bool = False
     scores: np.ndarray | None = None
+    queries: np.ndarray | None = None
 
     @classmethod
     def from_lengths(cls, grades, lengths, single: bool = False, scores=None) -> "Batch":
@@ -222,13 +225,55 @@ def _flatten(values, lengths, mask, group_sizes, what: str) -> tuple[np.ndarray,
         return _flatten_rows(array, lengths, mask, what)
     raise InputError(f"{what} has {array.ndim} dimensions; give one list (1-D) or a batch (2-D)")
 
+# %% ../nbs/06_batch.ipynb #5119487f
+def _by_query(qid, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    "Rows grouped by query id: (the rows' new order, the size of each group, the query ids in order of first appearance)."
+    import pandas as pd   # only for qid=
+    ids = _to_plain(qid)
+    ids = ids if isinstance(ids, np.ndarray) else np.asarray(ids, dtype=object)
+    if ids.shape != (size,):
+        raise InputError(f"qid must hold one query id per row, a 1-D array of {size}, got shape {ids.shape}")
+    codes, uniques = pd.factorize(ids)
+    if (codes < 0).any():
+        raise InputError(f"qid is missing at row {int(np.argmax(codes < 0))}")
+    return np.argsort(codes, kind="stable"), np.bincount(codes, minlength=len(uniques)), np.asarray(uniques)
+
+# %% ../nbs/06_batch.ipynb #0143716e
+def _grouped(grades, scores, qid, lengths, mask, group_sizes, what: str):
+    "`grades` and `scores` (1-D, one row per document) put in query order, with the group sizes and query ids."
+    if lengths is not None or mask is not None or group_sizes is not None:
+        raise UsageError("give qid= alone, without lengths=, mask= or group_sizes= (qid= finds the groups itself)")
+    array = _as_array(_to_plain(grades), True, what)
+    if array.ndim != 1:
+        raise InputError(f"qid= goes with a 1-D array of {what}, one per row; got {array.ndim} dimensions")
+    order, sizes, ids = _by_query(qid, array.size)
+    if scores is not None:
+        scores = _as_array(_to_plain(scores), True, "scores")
+        if scores.shape != array.shape:
+            raise InputError(f"scores must have the same shape as the {what}: {scores.shape} for {array.shape}")
+        scores = scores[order]
+    return array[order], scores, sizes, ids
+
+# %% ../nbs/06_batch.ipynb #1bbe00ff
+def _warn_unsorted_groups() -> None:
+    "Say that group sizes from a pandas groupby fit only rows sorted by query, and what to pass instead."
+    warnings.warn("group_sizes from a pandas groupby are right only if the rows are sorted by query, in the order "
+                  "of the groups; pass qid=<the query id of each row> to group rows in any order (or "
+                  "group_sizes=sizes.to_numpy() if the rows are sorted)", NdcgWarning, stacklevel=3)
+
 # %% ../nbs/06_batch.ipynb #98264a21
-def as_batch(grades, lengths=None, mask=None, *, scores=None, group_sizes=None, what: str = "grades") -> Batch:
-    "Read one ranked list or a batch of them (with their `scores`, if given) into a `Batch`, or raise a clear error."
+def as_batch(grades, lengths=None, mask=None, *, scores=None, group_sizes=None, qid=None, what: str = "grades") -> Batch:
+    """Read one ranked list or a batch of them (with their `scores`, if given) into a `Batch`, or raise a clear error.
+    `qid=` (one query id per row, rows in any order) groups the rows by query; the batch keeps the ids as `queries`."""
     if isinstance(grades, Batch):
         return grades
+    queries = None
+    if qid is None and hasattr(group_sizes, "index") and hasattr(group_sizes, "to_numpy"):
+        _warn_unsorted_groups()
+    if qid is not None:
+        grades, scores, group_sizes, queries = _grouped(grades, scores, qid, lengths, mask, group_sizes, what)
     flat, offsets, single = _flatten(grades, lengths, mask, group_sizes, what)
-    batch = Batch(flat, offsets, single)
+    batch = Batch(flat, offsets, single, queries=queries)
     if scores is not None:
         flat_scores, score_offsets, score_single = _flatten(scores, lengths, mask, group_sizes, "scores")
         if score_single != single or not np.array_equal(score_offsets, offsets):

@@ -5,11 +5,14 @@
 # %% ../nbs/24_evaluation.ipynb #522d94c6
 from __future__ import annotations
 
+from pathlib import Path
+
 from .compare import evaluate_runs, is_run_collection
 from .errors import UsageError
 from .measures import TREC_CUTOFFS, Measure, parse_measure, parse_measures
 from .presets import Convention
 from .resolution import resolve_convention
+from .runs import as_qrels, as_run, is_records
 from .scoring import Evaluation, score_run
 from .value_bounds import bounds as tie_and_unjudged_bounds
 
@@ -25,17 +28,40 @@ def _engine_of(qrels, run) -> str | None:
             return "Spark" if root == "pyspark" else "Dask"
     return None
 
+# %% ../nbs/24_evaluation.ipynb #12f26ea4
+def _read_named(qrels, run, qrels_duplicates: str, query, doc, relevance, score):
+    "Qrels and run(s) read with the column names given to `evaluate`, and a list of run records as one run."
+    names = {"query": query or "query", "doc": doc or "doc"}
+    if is_records(run):
+        run = as_run(run, **names, score=score or "score")
+    if query is None and doc is None and relevance is None and score is None:
+        return qrels, run
+    def one(data):
+        return data if isinstance(data, (str, Path)) else as_run(data, **names, score=score or "score")
+    if not isinstance(qrels, (str, Path)):
+        qrels = as_qrels(qrels, **names, relevance=relevance or "relevance", duplicates=qrels_duplicates)
+    if is_run_collection(run):
+        return qrels, ({k: one(v) for k, v in run.items()} if isinstance(run, dict) else [one(v) for v in run])
+    return qrels, one(run)
+
 # %% ../nbs/24_evaluation.ipynb #e76a4957
 def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", progress=None, qrels_duplicates: str = "error",
-             bounds: bool = False, no_common_query: str = "error", query_weights=None, **overrides):
+             bounds: bool = False, no_common_query: str = "error", query_weights=None, query: str | None = None,
+             doc: str | None = None, relevance: str | None = None, score: str | None = None, **overrides):
     """NDCG of `run` against `qrels` for each measure, under `preset` with `overrides` (any `Convention` field):
     an `Evaluation`. Several runs (a list, or a dict of name -> run) give a `compare.RunsEvaluation`; `bounds=True`
     gives a `value_bounds.Bounds`: how far tie orders and unjudged documents could move each value. Dask and Spark
     DataFrames are evaluated where they live (`ndcg_nb.distributed`). A run that shares no query with the qrels is
     an error, unless `no_common_query='score'`: then every judged query is missing from the run (what one shard of
     a larger run can be). `query_weights` (a dict or pandas Series, query id -> weight) make the aggregate a
-weighted mean, for one run in memory."""
+weighted mean, for one run in memory. `query`, `doc`, `relevance` and `score` name the columns of frames that
+use other names (PyTerrier's and ir_measures' are recognised without them)."""
     engine = _engine_of(qrels, run)
+    if engine is not None and not (query is None and doc is None and relevance is None and score is None):
+        raise UsageError(f"{engine} DataFrames are read by their column names query, doc, relevance and score: rename "
+                         "the columns of the frame instead of passing query=, doc=, relevance= or score=")
+    if engine is None:
+        qrels, run = _read_named(qrels, run, qrels_duplicates, query, doc, relevance, score)
     if query_weights is not None and (engine is not None or bounds or is_run_collection(run)):
         raise UsageError("query_weights are taken for one run in memory, without bounds; evaluate each run on its own")
     if engine is not None:

@@ -24,8 +24,8 @@ from .errors import InputError, UsageError
 
 # %% auto #0
 __all__ = ['MAX_LINE_BYTES', 'QRELS_DUPLICATES', 'SAMPLE_QRELS', 'SAMPLE_RUN', 'TrecFormatError', 'short_repr', 'some_numbers',
-           'checked_text', 'split_lines', 'numeric_column', 'read_qrels', 'read_run', 'id_categories', 'as_qrels',
-           'as_run']
+           'checked_text', 'split_lines', 'numeric_column', 'read_qrels', 'read_run', 'id_categories', 'is_records',
+           'as_qrels', 'as_run']
 
 # %% ../nbs/11_runs.ipynb #9297daa9
 class TrecFormatError(InputError):
@@ -406,7 +406,7 @@ def _from_frame(frame: pd.DataFrame, columns: dict[str, str], value: str, kind: 
     if missing:
         raise TrecFormatError(f"{kind} frame has no column {missing[0]!r}; its columns: "
                               f"{', '.join(map(str, frame.columns))}. Name the columns with "
-                              f"query=, doc=, {value}=")
+                              f"query=, doc=, {value}= (keywords of evaluate and of as_{kind})")
     what = f"{kind} frame"
     return _tidy_frame(id_categories(frame[columns["query"]], what, "query"), id_categories(frame[columns["doc"]], what, "doc"),
                        frame[columns[value]].to_numpy(), np.arange(len(frame)), kind, kind, "row", duplicates, what)
@@ -443,12 +443,63 @@ def _read_again(frame: pd.DataFrame, kind: str, value: str, duplicates: str) -> 
     checked = _duplicates(frame, what, kind, "line", duplicates)
     return checked if checked is frame else checked.reset_index(drop=True)
 
+# %% ../nbs/11_runs.ipynb #75015a84
+_ECOSYSTEM_COLUMNS = {"qrels": [("query_id", "doc_id", "relevance"), ("qid", "docno", "label")],
+                      "run": [("query_id", "doc_id", "score"), ("qid", "docno", "score")]}
+
+def _ecosystem_columns(frame: pd.DataFrame, columns: dict[str, str], kind: str) -> dict[str, str]:
+    "`columns`, or ir_measures' or PyTerrier's names when `columns` are the defaults and the frame has theirs instead."
+    value = "relevance" if kind == "qrels" else "score"
+    if columns != {"query": "query", "doc": "doc", value: value} or set(columns.values()) <= set(frame.columns):
+        return columns
+    for names in _ECOSYSTEM_COLUMNS[kind]:
+        if set(names) <= set(frame.columns):
+            return dict(zip(("query", "doc", value), names))
+    return columns
+
+# %% ../nbs/11_runs.ipynb #e43b6d73
+def _record_fields(item) -> tuple | None:
+    "The fields of an ir_datasets / ir_measures record (a namedtuple with `query_id` and `doc_id`), else None."
+    fields = getattr(item, "_fields", None)
+    return tuple(fields) if isinstance(item, tuple) and fields and {"query_id", "doc_id"} <= set(fields) else None
+
+def is_records(data) -> bool:
+    "True for a list or tuple of ir_datasets / ir_measures records (`TrecQrel`, `Qrel`, `ScoredDoc`): one qrels or run."
+    return isinstance(data, (list, tuple)) and len(data) > 0 and _record_fields(data[0]) is not None
+
+# %% ../nbs/11_runs.ipynb #ff6be753
+def _from_records(items: list, kind: str) -> pd.DataFrame:
+    "A frame of ir_datasets / ir_measures records, with their field names as columns (checked against `kind`)."
+    value = "relevance" if kind == "qrels" else "score"
+    if not items:
+        return pd.DataFrame({"query_id": [], "doc_id": [], value: []})
+    fields = _record_fields(items[0])
+    if fields is None or value not in fields:
+        raise TypeError(f"{kind} records must be namedtuples with fields query_id, doc_id, {value} (as ir_datasets and "
+                        f"ir_measures make them), got {short_repr(items[0])}")
+    return pd.DataFrame.from_records(items, columns=list(fields))
+
+def _ecosystem(data, kind: str):
+    "ir_datasets, ir_measures and ranx inputs as a frame or a nested dict; None for anything else."
+    if hasattr(data, "qrels_iter") and callable(data.qrels_iter):
+        data = data.qrels_iter()
+    if callable(getattr(data, "to_dict", None)) and callable(getattr(data, "get_query_ids", None)):
+        return dict(data.to_dict())      # ranx Qrels and Run
+    if isinstance(data, (list, tuple)) and (not data or _record_fields(data[0]) is not None):
+        return _from_records(list(data), kind)
+    if hasattr(data, "__next__"):        # a generator or iterator of records
+        return _from_records(list(data), kind)
+    return None
+
 # %% ../nbs/11_runs.ipynb #7c75f49f
 def _tidy(data, kind: str, columns: dict[str, str], reader, duplicates: str = "error") -> pd.DataFrame:
-    "Qrels or a run from a TREC file path, a long DataFrame or a nested dict, in ndcg_nb's columns."
+    "Qrels or a run from a TREC file path, a long DataFrame, a nested dict or another tool's qrels/run, in ndcg_nb's columns."
     value = "relevance" if kind == "qrels" else "score"
     if isinstance(data, (str, Path)):
         return reader(data)
+    if not isinstance(data, (pd.DataFrame, dict)):
+        converted = _ecosystem(data, kind)
+        data = data if converted is None else converted
     if isinstance(data, pd.DataFrame):
         if "source" in data.attrs and {"query", "doc", value, "line"} <= set(data.columns):
             checked = _read_again(data, kind, value, duplicates)
@@ -457,21 +508,21 @@ def _tidy(data, kind: str, columns: dict[str, str], reader, duplicates: str = "e
             read = _from_frame(data, columns, value, kind, duplicates)
             read.attrs.update({k: v for k, v in data.attrs.items() if k == "tag"})   # the run's tag, as read
             return read
-        return _from_frame(data, columns, value, kind, duplicates)
+        return _from_frame(data, _ecosystem_columns(data, columns, kind), value, kind, duplicates)
     if isinstance(data, dict):
         return _from_dict(data, value, kind)
-    raise TypeError(f"{kind} must be a path, a pandas DataFrame or a dict, got {type(data).__module__}."
-                    f"{type(data).__name__}")
+    raise TypeError(f"{kind} must be a path, a pandas DataFrame or a dict, or qrels/runs of ir_datasets, ir_measures, "
+                    f"ranx or PyTerrier; got {type(data).__module__}.{type(data).__name__}")
 
 # %% ../nbs/11_runs.ipynb #ceb492e1
 def as_qrels(qrels, *, query: str = "query", doc: str = "doc", relevance: str = "relevance",
              duplicates: str = "error") -> pd.DataFrame:
-    "Qrels from a TREC file path, a long DataFrame, or a dict `{query: {doc: relevance}}`."
+    "Qrels from a TREC file path, a long DataFrame, a dict `{query: {doc: relevance}}`, or ir_datasets, ir_measures, ranx or PyTerrier qrels."
     if duplicates not in QRELS_DUPLICATES:
         raise UsageError(f"duplicates must be one of {', '.join(QRELS_DUPLICATES)}, got {duplicates!r}")
     return _tidy(qrels, "qrels", {"query": query, "doc": doc, "relevance": relevance},
                  lambda path: read_qrels(path, duplicates=duplicates), duplicates)
 
 def as_run(run, *, query: str = "query", doc: str = "doc", score: str = "score") -> pd.DataFrame:
-    "A run from a TREC file path, a long DataFrame, or a dict `{query: {doc: score}}`."
+    "A run from a TREC file path, a long DataFrame, a dict `{query: {doc: score}}`, or an ir_measures, ranx or PyTerrier run."
     return _tidy(run, "run", {"query": query, "doc": doc, "score": score}, read_run)
