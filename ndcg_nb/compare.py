@@ -19,7 +19,7 @@ from .errors import NdcgWarning, UsageError
 from .measures import parse_measure
 from .resolution import resolve_convention
 from .presets import Convention
-from .runs import as_qrels, as_run
+from .runs import as_qrels, as_run, is_records
 from .core import summary_html, summary_text
 from .scoring import convention_line, score_run
 from .significance import CORRECTIONS, bootstrap_test, effect_size, paired_t_test, randomization_test
@@ -33,6 +33,8 @@ SAMPLE_RUN_B = Path(str(importlib.resources.files("ndcg_nb") / "data" / "sample_
 
 def is_run_collection(runs) -> bool:
     "True for several runs (a list or tuple of runs, or a dict of name -> run); False for one run."
+    if is_records(runs):                     # one run as a list of records (ir_measures' ScoredDoc, ...)
+        return False
     if isinstance(runs, (list, tuple)):
         return True
     if isinstance(runs, dict) and runs:

@@ -5,7 +5,6 @@
 # %% ../nbs/07_core.ipynb #9403e1ab
 from __future__ import annotations
 
-import itertools
 import warnings
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -491,7 +490,10 @@ def ndcg_ratio(dcg: np.ndarray, idcg: np.ndarray, zero_idcg: str, names=None) ->
 
 # %% ../nbs/07_core.ipynb #f99488c4
 def one_or_many(values: np.ndarray, batch: Batch):
-    "A float for a single list, the array of per-list values for a batch."
+    "A float for a single list; the per-list values of a batch, as a Series indexed by query id under `qid=`."
+    if batch.queries is not None:
+        import pandas as pd                     # only for lists grouped by qid=
+        return pd.Series(values, index=pd.Index(batch.queries, name="qid"))
     return float(values[0]) if batch.single else values
 
 # %% ../nbs/07_core.ipynb #53442d83
@@ -507,8 +509,8 @@ def _warn_if_not_ideal(s: Scores, single: bool):
 
 # %% ../nbs/07_core.ipynb #76104680
 def _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores, ties, group_sizes,
-            normalization="judged", ideal_negatives="drop") -> tuple[Scores, Batch]:
-    batch = as_batch(grades, lengths, mask, scores=scores, group_sizes=group_sizes)
+            normalization="judged", ideal_negatives="drop", qid=None) -> tuple[Scores, Batch]:
+    batch = as_batch(grades, lengths, mask, scores=scores, group_sizes=group_sizes, qid=qid)
     pool = None
     if ideal is not None:
         pool = as_batch(ideal, what="ideal")
@@ -548,12 +550,13 @@ def _normalized(s: Scores, zero_idcg: str, names=None) -> tuple[np.ndarray, np.n
 
 def ndcg(grades, k: int | None = None, *, scores=None, ties: str = "average", ideal=None, gain="linear",
          discount="log2", truncation="cut", normalization="judged", zero_idcg: str = "zero", lengths=None,
-         mask=None, group_sizes=None, ideal_negatives: str = "drop"):
+         mask=None, group_sizes=None, ideal_negatives: str = "drop", qid=None):
     """Normalized DCG at depth `k`: DCG / IDCG under the default `normalization`, or between the references of
     another (`'minmax'`, `'full'`, ...); lists where they leave nothing to divide by follow `zero_idcg`.
-    `ideal_negatives="keep"` ranks documents of negative gain last in the ideal instead of leaving them out."""
+    `ideal_negatives="keep"` ranks documents of negative gain last in the ideal instead of leaving them out.
+    `qid=`: one query id per row of flat `grades` and `scores`, in any order; the values come back by query id."""
     s, batch = _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores, ties, group_sizes,
-                       normalization, ideal_negatives)
+                       normalization, ideal_negatives, qid)
     values, _ = _normalized(s, zero_idcg)
     return one_or_many(values, batch)
 
