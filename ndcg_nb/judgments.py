@@ -13,6 +13,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .batch import Batch
+from .errors import UsageError
 from .core import numpy_argsort_order
 from .plugins import resolve_policy
 from .presets import CONVENTION_CHOICES, Convention
