@@ -1,8 +1,15 @@
-"""Shared helpers of the tool runners (copied from tests/data/conventions/common.py; no file is written)."""
+"""Shared helpers of the tool runners: the census of issue 19 and tests/test_conventions.py."""
 import json, math
 from pathlib import Path
 
 CASES_PATH = Path(__file__).resolve().parent.parent / "data" / "conventions" / "cases.json"
+
+
+def save(tool, meta, results, derived=False):
+    "Write one tool's census results beside the cases (what `python -m tests.conventions_support.run_<tool>` does)."
+    path = CASES_PATH.parent / f"results_{tool}{'_derived' if derived else ''}.json"
+    path.write_text(json.dumps({"tool": tool, "derived": derived, **meta, "cases": results}, indent=1, ensure_ascii=False))
+    print("wrote", path)
 
 
 def load_cases():

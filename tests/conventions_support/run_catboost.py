@@ -3,7 +3,7 @@ Per query: each group alone. Variants: type Base/Exp x denominator LogPosition/P
 import numpy as np, catboost
 from catboost.utils import eval_metric
 from .gbm_common import groups
-from .common import load_cases, run_variant
+from .common import load_cases, run_variant, save
 
 def ndcg_for(labels, scores, sizes, k, typ, den):
     gid = np.repeat(np.arange(len(sizes)), sizes)
@@ -23,4 +23,4 @@ def make(typ, den):
 variants = {f"NDCG_{t}_{d}": make(t, d) for t in ("Base", "Exp") for d in ("LogPosition", "Position")}
 if __name__ == "__main__":   # the census run; tests import `variants` only
     results = {c["name"]: {v: run_variant(f, c) for v, f in variants.items()} for c in load_cases()}
-    print("catboost", {"version": catboost.__version__}, results)
+    save("catboost", {"version": catboost.__version__}, results)

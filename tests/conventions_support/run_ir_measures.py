@@ -4,7 +4,7 @@ Per-query values from ir_measures.iter_calc (which fills DEFAULT 0 for qrels que
 the mean from calc_aggregate."""
 import ir_measures
 from ir_measures import nDCG
-from .common import load_cases, run_variant
+from .common import load_cases, run_variant, save
 
 def make(measure_fn, provider=None):
     def fn(case):
@@ -28,5 +28,5 @@ variants = {
 }
 if __name__ == "__main__":   # the census run; tests import `variants` only
     results = {c["name"]: {v: run_variant(f, c) for v, f in variants.items()} for c in load_cases()}
-    print("ir_measures", {"version": ir_measures.__version__,
+    save("ir_measures", {"version": ir_measures.__version__,
          "notes": "gdeval variant uses @1000 when the case has no k; gdeval prints 5 decimals."}, results)

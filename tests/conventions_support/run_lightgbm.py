@@ -2,7 +2,7 @@
 in ndcg_nb does). Per query: each group evaluated alone. k None -> eval_at = the longest list (full depth)."""
 import numpy as np, lightgbm
 from .gbm_common import groups
-from .common import load_cases, run_variant
+from .common import load_cases, run_variant, save
 
 def ndcg_for(labels, scores, sizes, k, label_gain=None):
     feats = np.zeros((len(labels), 1))
@@ -27,4 +27,4 @@ def make(label_gain=None):
 variants = {"ndcg": make(), "ndcg_linear_label_gain": make(list(range(64)))}
 if __name__ == "__main__":   # the census run; tests import `variants` only
     results = {c["name"]: {v: run_variant(f, c) for v, f in variants.items()} for c in load_cases()}
-    print("lightgbm", {"version": lightgbm.__version__}, results)
+    save("lightgbm", {"version": lightgbm.__version__}, results)

@@ -4,7 +4,7 @@ gain per level = the level itself (grades=[1..max]). Negative or float grades ca
 Mean over the run queries that have qrels (NTCIREVAL is per-topic; averaging is the user's)."""
 from pyNTCIREVAL import Labeler
 from pyNTCIREVAL.metrics import MSnDCG, nDCG
-from .common import load_cases, run_variant, mean
+from .common import load_cases, run_variant, mean, save
 
 def make(kind, b=2):
     def fn(case):
@@ -29,4 +29,4 @@ def make(kind, b=2):
 variants = {"MSnDCG": make("MSnDCG"), "nDCG_b2": make("nDCG", 2), "nDCG_b3": make("nDCG", 3)}
 if __name__ == "__main__":   # the census run; tests import `variants` only
     results = {c["name"]: {v: run_variant(f, c) for v, f in variants.items()} for c in load_cases()}
-    print("pyntcireval", {"version": "0.0.3"}, results)
+    save("pyntcireval", {"version": "0.0.3"}, results)

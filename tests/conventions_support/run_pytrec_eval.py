@@ -2,7 +2,7 @@
 judged_docs_only_flag (-J). Per query values are what RelevanceEvaluator.evaluate returns; the mean is over the
 queries it returns (trec_eval's default without -c). Grades must be ints for pytrec_eval (floats raise)."""
 import pytrec_eval
-from .common import load_cases, run_variant, mean
+from .common import load_cases, run_variant, mean, save
 
 CUTS = "5,10,15,20,25,30,100,200,500,1000,2,3,4"
 
@@ -31,5 +31,5 @@ variants = {
 }
 if __name__ == "__main__":   # the census run; tests import `variants` only
     results = {c["name"]: {v: run_variant(f, c) for v, f in variants.items()} for c in load_cases()}
-    print("pytrec_eval", {"version": pytrec_eval.__version__ if hasattr(pytrec_eval, "__version__") else "?",
+    save("pytrec_eval", {"version": pytrec_eval.__version__ if hasattr(pytrec_eval, "__version__") else "?",
          "notes": "ndcg uses ndcg_cut.k when the case has k (k applies to ndcg only; ndcg_rel and Rndcg are full depth). *_int_grades: grades cast with int() first because pytrec_eval refuses floats."}, results)

@@ -2,7 +2,7 @@
 return_mean=False for per query. Without make_comparable ranx asserts the query sets match (recorded too)."""
 import ranx, numpy as np
 from ranx import Qrels, Run, evaluate
-from .common import load_cases, run_variant
+from .common import load_cases, run_variant, save
 
 def make(metric, comparable=True):
     def fn(case):
@@ -23,4 +23,4 @@ def make(metric, comparable=True):
 variants = {"ndcg": make("ndcg"), "ndcg_burges": make("ndcg_burges"), "ndcg_not_comparable": make("ndcg", False)}
 if __name__ == "__main__":   # the census run; tests import `variants` only
     results = {c["name"]: {v: run_variant(f, c) for v, f in variants.items()} for c in load_cases()}
-    print("ranx", {"version": "0.3.21"}, results)
+    save("ranx", {"version": "0.3.21"}, results)

@@ -3,7 +3,7 @@ rating_true = qrels rows, rating_pred = run rows, relevancy_method='top_k', k = 
 binary/raw/exp. Per query: ndcg_at_k on the rows of that query alone (a query absent from one side -> its own value)."""
 import pandas as pd
 from recommenders.evaluation.python_evaluation import ndcg_at_k
-from .common import load_cases, run_variant
+from .common import load_cases, run_variant, save
 
 def frames(case, only=None):
     t = [(q, d, float(g)) for q, docs in case["qrels"].items() for d, g in docs.items() if only in (None, q)]
@@ -28,4 +28,4 @@ def make(score_type):
 variants = {f"ndcg_at_k_{s}": make(s) for s in ("binary", "raw", "exp")}
 if __name__ == "__main__":   # the census run; tests import `variants` only
     results = {c["name"]: {v: run_variant(f, c) for v, f in variants.items()} for c in load_cases()}
-    print("recommenders", {"version": "1.2.1", "notes": "discfun_type default 'loge' (cancels); k=1000 when case has none"}, results)
+    save("recommenders", {"version": "1.2.1", "notes": "discfun_type default 'loge' (cancels); k=1000 when case has none"}, results)

@@ -3,7 +3,7 @@ y_score = run score. ignore_ties False (averaged) and True (np.argsort reversed)
 per-query values (= ndcg_score on rows of equal length); queries only in the qrels are not representable."""
 import numpy as np, sklearn
 from sklearn.metrics import ndcg_score
-from .common import load_cases, run_variant, mean
+from .common import load_cases, run_variant, mean, save
 
 def make(ignore_ties):
     def fn(case):
@@ -20,5 +20,5 @@ def make(ignore_ties):
 variants = {"ndcg_score": make(False), "ndcg_score_ignore_ties": make(True)}
 if __name__ == "__main__":   # the census run; tests import `variants` only
     results = {c["name"]: {v: run_variant(f, c) for v, f in variants.items()} for c in load_cases()}
-    print("sklearn", {"version": sklearn.__version__, "numpy": np.__version__,
+    save("sklearn", {"version": sklearn.__version__, "numpy": np.__version__,
          "notes": "run queries without qrels are skipped (sklearn has no query notion); ignore_ties=True depends on np.argsort of this NumPy build/CPU"}, results)

@@ -4,7 +4,7 @@ aggregation) over all run queries with indexes. Judged queries missing from the 
 import torch, torchmetrics
 from torchmetrics.functional.retrieval import retrieval_normalized_dcg
 from torchmetrics.retrieval import RetrievalNormalizedDCG
-from .common import load_cases, run_variant, mean
+from .common import load_cases, run_variant, mean, save
 
 def rows(case):
     for q, docs in case["run"].items():
@@ -33,4 +33,4 @@ variants = {"functional": functional, "class_neg_mean": klass(), "class_skip_mea
             "class_pos_mean": klass("pos"), "class_neg_median": klass("neg", "median")}
 if __name__ == "__main__":   # the census run; tests import `variants` only
     results = {c["name"]: {v: run_variant(f, c) for v, f in variants.items()} for c in load_cases()}
-    print("torchmetrics", {"version": torchmetrics.__version__, "torch": torch.__version__}, results)
+    save("torchmetrics", {"version": torchmetrics.__version__, "torch": torch.__version__}, results)

@@ -4,7 +4,7 @@ score desc, docid asc). depth = k, or 1000 when the case has none (trectools' de
 import os, tempfile
 import pandas as pd
 from trectools import TrecRun, TrecQrel, TrecEval
-from .common import load_cases, run_variant, write_trec_files
+from .common import load_cases, run_variant, write_trec_files, save
 
 def make(trec_eval=True, remove_unjudged=False):
     def fn(case):
@@ -24,4 +24,4 @@ variants = {"ndcg_trec_eval_True": make(True), "ndcg_trec_eval_False_exp": make(
             "ndcg_removeUnjudged": make(True, True)}
 if __name__ == "__main__":   # the census run; tests import `variants` only
     results = {c["name"]: {v: run_variant(f, c) for v, f in variants.items()} for c in load_cases()}
-    print("trectools", {"version": "0.0.50"}, results)
+    save("trectools", {"version": "0.0.50"}, results)

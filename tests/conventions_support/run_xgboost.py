@@ -3,7 +3,7 @@ booster.eval() (as ndcg_nb's tests/test_rankers.py). Also ndcg_exp_gain=False (l
 Per query: each group evaluated alone. The eval string is parsed (XGBoost prints the value as it formats it)."""
 import numpy as np, xgboost
 from .gbm_common import groups
-from .common import load_cases, run_variant
+from .common import load_cases, run_variant, save
 
 def ndcg_for(labels, scores, sizes, k, metric, exp_gain):
     qid = np.repeat(np.arange(len(sizes)), sizes)
@@ -32,4 +32,4 @@ def make(metric, exp_gain=True):
 variants = {"ndcg": make("ndcg"), "ndcg-": make("ndcg-"), "ndcg_linear_exp_gain_false": make("ndcg", False)}
 if __name__ == "__main__":   # the census run; tests import `variants` only
     results = {c["name"]: {v: run_variant(f, c) for v, f in variants.items()} for c in load_cases()}
-    print("xgboost", {"version": xgboost.__version__}, results)
+    save("xgboost", {"version": xgboost.__version__}, results)

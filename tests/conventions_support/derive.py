@@ -3,7 +3,7 @@ formula (see FINDINGS.md for the citations); rankings are the run sorted by scor
 order unless the tool has its own rule (noted). Writes results_<tool>_derived.json."""
 import math, struct
 import numpy as np
-from common import load_cases, save, run_variant, mean
+from .common import load_cases, save, run_variant, mean
 
 def order(docs, tie="input"):
     items = list(docs.items())

@@ -2,7 +2,7 @@
 subtopic per query (subtopic '1', relevance = grade, binarised by pyndeval at relevance_level 1). With one subtopic
 and alpha=0 this is binary nDCG; alpha=0.5 halves each further relevant document's gain."""
 import pyndeval
-from common import load_cases, save, run_variant, mean
+from .common import load_cases, save, run_variant, mean
 
 def make(alpha):
     def fn(case):
@@ -15,5 +15,6 @@ def make(alpha):
     return fn
 
 variants = {"alpha-nDCG_alpha0.5": make(0.5), "alpha-nDCG_alpha0": make(0.0)}
-results = {c["name"]: {v: run_variant(f, c) for v, f in variants.items()} for c in load_cases()}
-save("pyndeval", {"version": "0.0.8"}, results)
+if __name__ == "__main__":   # the census run; tests import `variants` only
+    results = {c["name"]: {v: run_variant(f, c) for v, f in variants.items()} for c in load_cases()}
+    save("pyndeval", {"version": "0.0.8"}, results)

@@ -1,10 +1,11 @@
-"""Generate /work/research19/cases.json: the shared cases for issue 19.
+"""Generate tests/data/conventions/cases.json: the shared cases for issue 19.
 
 Each case: {"name", "description", "qrels": {qid: {doc: grade}}, "run": {qid: {doc: score}}, "k": int|None}.
 Query ids are digit strings (gdeval refuses non-numeric topics). Dict insertion order is the
 "file order" of the run (the order in which a tool reading a run file would see the lines).
 """
 import json
+import pathlib
 import random
 
 cases = []
@@ -103,6 +104,6 @@ add("zero_vs_unjudged", "a document judged 0 next to unjudged ones (matters with
     {"1": {"a": 0, "b": 1, "c": 2}}, {"1": {"a": 4.0, "u": 3.0, "b": 2.0, "c": 1.0}})
 
 if __name__ == "__main__":
-    with open("/work/research19/cases.json", "w") as f:
+    with open(pathlib.Path(__file__).resolve().parent.parent / "data" / "conventions" / "cases.json", "w") as f:
         json.dump(cases, f, indent=1, ensure_ascii=False)
     print(len(cases), "cases")
