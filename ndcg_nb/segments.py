@@ -44,15 +44,16 @@ def positions_in_lists(offsets: np.ndarray) -> np.ndarray:
 
 # %% ../nbs/02_segments.ipynb #e77d0721
 def segment_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    "The sum of each list's values."
+    "The sum of each list's values (a sum too large for floats is inf, without a warning: callers report it)."
     n = len(offsets) - 1
     width = uniform_length(offsets)
-    if width is not None:
-        return values.reshape(n, width).sum(axis=1) if width else np.zeros(n)
-    sums = np.zeros(n)
-    nonempty = offsets[1:] > offsets[:-1]
-    if nonempty.any():
-        sums[nonempty] = np.add.reduceat(values, offsets[:-1][nonempty])
+    with np.errstate(over="ignore"):
+        if width is not None:
+            return values.reshape(n, width).sum(axis=1) if width else np.zeros(n)
+        sums = np.zeros(n)
+        nonempty = offsets[1:] > offsets[:-1]
+        if nonempty.any():
+            sums[nonempty] = np.add.reduceat(values, offsets[:-1][nonempty])
     return sums
 
 # %% ../nbs/02_segments.ipynb #50f55b8e
