@@ -172,8 +172,6 @@ def full_normalization(dcg: np.ndarray, grade: float | None = None, *, k, max_gr
 def judged_to_length_normalization(dcg: np.ndarray, only_without_depth: bool = False, *, k,
                                    ideal_dcg: np.ndarray, ideal_dcg_at_length: np.ndarray):
     "From 0 to the ideal DCG of the judged pool cut at each list's own length (only when `k` is None, if asked)."
-    if isinstance(only_without_depth, str):
-        only_without_depth = only_without_depth.strip().lower() in ("true", "yes", "1")
     high = ideal_dcg if (only_without_depth and k is not None) else ideal_dcg_at_length
     return np.zeros_like(dcg), high
 

@@ -264,7 +264,7 @@ def _weights_of(name: str, queries: np.ndarray, in_mean: np.ndarray, weights: di
     "Each query's weight (NaN where none is given); an error naming the first query in the mean without one."
     if weights is None:
         return None
-    found = np.array([weights.get(str(q), np.nan) for q in queries], dtype=float)
+    found = pd.Series(weights, dtype=float).reindex(pd.Index(queries).astype(str)).to_numpy()   # NaN: no weight
     lacking = queries[in_mean & np.isnan(found)]
     if len(lacking):
         raise UsageError(f"query {str(lacking[0])!r} is in the {name} mean but query_weights gives it no weight "
