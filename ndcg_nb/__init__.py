@@ -7,28 +7,41 @@ __version__ = "0.4.0"
 __all__ = []
 
 # %% ../nbs/99_package.ipynb #33de5dc2
-from .core import cg, dcg, idcg, ndcg, ndcg_dataset, DatasetScore
-from .explain import explain
-from .precision import average_precision, precision_at_k
+_METRICS = {"core": ["cg", "dcg", "idcg", "ndcg", "ndcg_dataset", "DatasetScore"], "explain": ["explain"],
+            "precision": ["average_precision", "precision_at_k"]}
 
-__all__ = ["cg", "dcg", "idcg", "ndcg", "ndcg_dataset", "DatasetScore", "explain", "average_precision",
-           "precision_at_k"]
 
 # %% ../nbs/99_package.ipynb #02062246
-from .evaluation import evaluate
-from .presets import Convention
-from .runs import read_qrels, read_run
-from .compare import compare, evaluate_runs
-from .preset_differences import explain_presets
-from .value_bounds import bounds
+_RUNS = {"evaluation": ["evaluate"], "presets": ["Convention"], "runs": ["read_qrels", "read_run"],
+         "compare": ["compare", "evaluate_runs"], "preset_differences": ["explain_presets"], "value_bounds": ["bounds"]}
 
-__all__ += ["evaluate", "Convention", "read_qrels", "read_run", "compare", "evaluate_runs", "bounds", "explain_presets"]
 
 # %% ../nbs/99_package.ipynb #d4f4781e
-from .hookspecs import hookimpl
-from .plugins import list_plugins, register_plugin, unregister_plugin
-from .errors import PluginError, PolicyConflictError, UnknownPolicyError
-from .training import catboost_ndcg, lightgbm_ndcg, ndcg_score, ndcg_scorer, xgboost_ndcg
+_PLUGINS = {"hookspecs": ["hookimpl"], "plugins": ["list_plugins", "register_plugin", "unregister_plugin"],
+            "errors": ["PluginError", "PolicyConflictError", "UnknownPolicyError"],
+            "training": ["catboost_ndcg", "ndcg_score", "ndcg_scorer", "lightgbm_ndcg", "xgboost_ndcg"]}
 
-__all__ += ["hookimpl", "list_plugins", "register_plugin", "unregister_plugin", "PluginError", "PolicyConflictError",
-            "UnknownPolicyError", "catboost_ndcg", "ndcg_score", "ndcg_scorer", "lightgbm_ndcg", "xgboost_ndcg"]
+
+# %% ../nbs/99_package.ipynb #b2858214
+_HOME = {name: module for table in (_METRICS, _RUNS, _PLUGINS) for module, names in table.items() for name in names}
+__all__ = list(_HOME)
+
+
+# %% ../nbs/99_package.ipynb #589435a7
+def __getattr__(name: str):
+    "The public `name` from its home module, or the submodule `name`, imported on first use."
+    import importlib
+    if name in _HOME:
+        value = globals()[name] = getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
+        return value
+    if not name.startswith("_"):
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise   # the submodule exists but something it imports is missing
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
