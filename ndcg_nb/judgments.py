@@ -94,16 +94,23 @@ def _query_index(run: pd.DataFrame, queries: np.ndarray) -> tuple[np.ndarray, np
     return query, in_run
 
 # %% ../nbs/15_judgments.ipynb #04564bb6
+def _doc_in_qrels(run_doc_names: pd.Index, judged_doc_names: pd.Index) -> np.ndarray:
+    "The code among `judged_doc_names` of each of `run_doc_names`, -1 where absent; no lookup if the lists are one."
+    if run_doc_names is judged_doc_names:
+        return np.arange(len(run_doc_names), dtype=np.int64)
+    return _lookup(run_doc_names, judged_doc_names)
+
 def _qrels_line(query: np.ndarray, run_doc_names: pd.Index, run_doc: np.ndarray, qrels: pd.DataFrame,
                 qrels_query: np.ndarray) -> np.ndarray:
     "The qrels line judging each run line's (query, document), -1 for an unjudged one."
     judged_doc, judged_doc_names = id_codes(qrels["doc"])
-    doc_in_qrels = _lookup(run_doc_names, judged_doc_names)[run_doc]
+    doc_in_qrels = _doc_in_qrels(run_doc_names, judged_doc_names)[run_doc]
     width = max(len(judged_doc_names), 1)
     found = np.full(len(query), -1, dtype=np.int64)
     known = doc_in_qrels >= 0
     found[known] = _find(query[known] * width + doc_in_qrels[known], qrels_query * width + judged_doc)
     return found
+
 
 # %% ../nbs/15_judgments.ipynb #b8f52fdd
 def join_run(run: pd.DataFrame, qrels: pd.DataFrame, queries: np.ndarray, qrels_query: np.ndarray,

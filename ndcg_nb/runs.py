@@ -24,8 +24,8 @@ from .errors import InputError, UsageError
 
 # %% auto #0
 __all__ = ['MAX_LINE_BYTES', 'QRELS_DUPLICATES', 'SAMPLE_QRELS', 'SAMPLE_RUN', 'TrecFormatError', 'short_repr', 'some_numbers',
-           'checked_text', 'split_lines', 'numeric_column', 'read_qrels', 'read_run', 'id_categories', 'is_records',
-           'as_qrels', 'as_run']
+           'checked_text', 'split_lines', 'numeric_column', 'read_qrels', 'read_run', 'read_qrels_and_run',
+           'id_categories', 'is_records', 'as_qrels', 'as_run', 'as_qrels_and_run']
 
 # %% ../nbs/11_runs.ipynb #9297daa9
 class TrecFormatError(InputError):
@@ -61,7 +61,7 @@ def _refuse_binary(raw, source) -> None:
     if nul >= 0:
         raise TrecFormatError(f"{source}, line {_line_at(raw, nul)}: a NUL byte; a TREC file is text, and trec_eval "
                               "refuses it too ('File may contain no NULL characters')")
-    bom = raw.find(_BOM, 1)
+    bom = raw.find(_BOM, 1) if raw.find(_BOM[:1], 1) >= 0 else -1   # one byte is found faster than three
     if bom >= 0:
         raise TrecFormatError(f"{source}, line {_line_at(raw, bom)}: a byte order mark (U+FEFF) inside the file, "
                               "where two files were probably joined: remove it")
@@ -145,32 +145,45 @@ def _read_bytes(path):
 
 
 # %% ../nbs/11_runs.ipynb #5e0d7a41
-def _arrow_csv(data: bytes, names, columns, delimiter: str = " ") -> pa.Table:
-    "The `columns` of `data` (fields `names`, split on `delimiter`) as arrow strings, by pyarrow's threaded reader."
+def _arrow_csv(data: bytes, names, columns, delimiter: str = " ", types: dict | None = None) -> pa.Table:
+    "The `columns` of `data` (fields `names`, split on `delimiter`) as arrow strings (or `types`), by pyarrow's threaded reader."
     return pa_csv.read_csv(
         pa.py_buffer(data),
         read_options=pa_csv.ReadOptions(column_names=list(names)),
         parse_options=pa_csv.ParseOptions(delimiter=delimiter, quote_char=False, escape_char=False,
                                           double_quote=False, ignore_empty_lines=False),
-        convert_options=pa_csv.ConvertOptions(column_types={c: pa.string() for c in columns},
+        convert_options=pa_csv.ConvertOptions(column_types={c: pa.string() for c in columns} | (types or {}),
                                               include_columns=list(columns), null_values=[],
                                               strings_can_be_null=False, quoted_strings_can_be_null=False))
 
+# %% ../nbs/11_runs.ipynb #0bf0251a
+def _empty_field(raw: bytes, delimiter: bytes, block: int = 1 << 23) -> bool:
+    "Whether a field or a line of `raw` is empty: two of delimiter, \\n and \\r in a row (but \\r\\n), or one at the start."
+    data = np.frombuffer(raw, dtype=np.uint8)
+    if len(data) and data[0] in (ord(delimiter), 10, 13):
+        return True
+    for start in range(0, len(data), block):   # a block at a time, so the masks stay small
+        part = data[start:start + block + 1]
+        gap = (part == ord(delimiter)) | (part == 10) | (part == 13)
+        pair = gap[:-1] & gap[1:]
+        if pair.any() and (pair & ~((part[:-1] == 13) & (part[1:] == 10))).any():
+            return True
+    return bool(len(data)) and data[-1] == ord(delimiter)
+
+
 # %% ../nbs/11_runs.ipynb #45de53b3
-def _regular(raw: bytes, names) -> pa.Table | None:
-    "All fields of `raw` if each line holds exactly `names`, one space (or one tab) apart; otherwise `None`."
+def _regular(raw: bytes, names, wanted=None, types=None) -> pa.Table | None:
+    "The `wanted` fields (default all) if each line of `raw` holds exactly `names`, one space (or tab) apart; else `None`."
     delimiter = " " if b"\t" not in raw else "\t" if b" " not in raw else None
-    if delimiter is None or b"\x0b" in raw or b"\x0c" in raw:
+    if delimiter is None or b"\x0b" in raw or b"\x0c" in raw or _empty_field(raw, delimiter.encode()):
         return None
     if b"\r" in raw and raw.count(b"\r") != raw.count(b"\r\n"):   # pyarrow reads CRLF, and CR alone, as a line end
         return None
     try:
-        table = _arrow_csv(raw, names, names, delimiter)
+        return _arrow_csv(raw, names, wanted or names, delimiter, types)
     except pa.ArrowInvalid:   # a line with more or fewer fields, or a blank line
         return None
-    if any(pc.min(pc.binary_length(column)).as_py() == 0 for column in table.columns):
-        return None   # an empty field: two delimiters in a row, or one at the start or end of a line
-    return table
+
 
 # %% ../nbs/11_runs.ipynb #9dc29e11
 def _field_spans(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -265,9 +278,11 @@ def _refuse_exponents(grades: pa.ChunkedArray, lines: np.ndarray, source: str) -
 def _split(raw: bytes, kind: str, source: str) -> tuple[pa.Table, np.ndarray, bytes]:
     names = _FIELDS[kind]
     wanted = ["query", "doc", names[-1] if kind == "qrels" else "score"]
-    table = _regular(raw, names)
+    table = _regular(raw, names, wanted, {"score": pa.float64()} if kind == "run" else None)
+    if table is not None and kind == "run" and not pc.all(pc.is_finite(table["score"])).as_py():
+        table = _regular(raw, names, wanted)   # a score that is not finite is named as written: read it as text
     if table is not None:
-        return table.select(wanted), np.arange(1, table.num_rows + 1), raw
+        return table, np.arange(1, table.num_rows + 1), raw
     text, lines = _normalise(raw, names, source, kind)
     try:
         return _arrow_csv(text, names, wanted), lines, text
@@ -275,11 +290,12 @@ def _split(raw: bytes, kind: str, source: str) -> tuple[pa.Table, np.ndarray, by
         raise TrecFormatError(f"{source}: {exc}") from None
 
 def split_lines(raw: bytes, kind: str, source: str) -> tuple[pa.Table, np.ndarray, bytes]:
-    "The query, doc and value of each line of `raw` as arrow strings; their line numbers; the text parsed."
+    "The query, doc and value of each line of `raw` (arrow strings; a run's scores as numbers when they parse); their line numbers; the text parsed."
     table, lines, text = _split(raw, kind, source)
     if kind == "qrels":
         _refuse_exponents(table.column(2), lines, source)
     return table, lines, text
+
 
 # %% ../nbs/11_runs.ipynb #0b0972f2
 def _categorical(codes: np.ndarray, names) -> pd.Categorical:
@@ -363,15 +379,20 @@ def _tidy_frame(query: pd.Categorical, doc: pd.Categorical, raw, line: np.ndarra
     return frame
 
 # %% ../nbs/11_runs.ipynb #63444e6e
-def _read(path, kind: str, duplicates: str = "error") -> pd.DataFrame:
-    source = str(path)
-    table, lines, text = split_lines(_read_bytes(path), kind, source)
-    frame = _tidy_frame(_encode(table["query"]), _encode(table["doc"]), table.column(2), lines, kind, source,
-                        duplicates=duplicates)
+def _frame_of(table: pa.Table, lines, text: bytes, kind: str, source: str, doc: pd.Categorical,
+              duplicates: str = "error") -> pd.DataFrame:
+    "The tidy frame of a split file, its document ids already encoded as `doc`; a run keeps its tag."
+    frame = _tidy_frame(_encode(table["query"]), doc, table.column(2), lines, kind, source, duplicates=duplicates)
     if kind == "run":
         end = text.find(b"\n")
         frame.attrs["tag"] = text[:end if end >= 0 else None].split()[5].decode()
     return frame
+
+def _read(path, kind: str, duplicates: str = "error") -> pd.DataFrame:
+    source = str(path)
+    table, lines, text = split_lines(_read_bytes(path), kind, source)
+    return _frame_of(table, lines, text, kind, source, _encode(table["doc"]), duplicates)
+
 
 # %% ../nbs/11_runs.ipynb #fcf6981f
 def read_qrels(path, *, duplicates: str = "error") -> pd.DataFrame:
@@ -381,6 +402,28 @@ def read_qrels(path, *, duplicates: str = "error") -> pd.DataFrame:
 def read_run(path) -> pd.DataFrame:
     "Read a TREC run file (`qid Q0 docno rank score tag`, plain or gzip) into `query, doc, score, order, line`."
     return _read(path, "run")
+
+# %% ../nbs/11_runs.ipynb #b2466499
+def _encode_together(first: pa.ChunkedArray, second: pa.ChunkedArray) -> tuple[pd.Categorical, pd.Categorical]:
+    "Two columns of ids as Categoricals over one list of categories: an id has the same code in both."
+    both = pa.chunked_array(first.chunks + second.chunks, type=first.type if first.num_chunks else second.type)
+    if both.nbytes >= 2**31 - 1:
+        both = both.cast(pa.large_string())
+    encoded = pc.dictionary_encode(both.combine_chunks())
+    codes, names = encoded.indices.to_numpy(), pd.Index(encoded.dictionary.to_pandas())
+    ids = _categorical(codes[:len(first)], names)
+    return ids, pd.Categorical.from_codes(codes[len(first):], dtype=ids.dtype)
+
+
+# %% ../nbs/11_runs.ipynb #d16b2b86
+def read_qrels_and_run(qrels_path, run_path, *, duplicates: str = "error") -> tuple[pd.DataFrame, pd.DataFrame]:
+    "`read_qrels(qrels_path)` and `read_run(run_path)`, their document ids coded alike (one list of categories)."
+    tables = [(split_lines(_read_bytes(path), kind, str(path)), kind, str(path))
+              for path, kind in ((qrels_path, "qrels"), (run_path, "run"))]
+    docs = _encode_together(tables[0][0][0]["doc"], tables[1][0][0]["doc"])
+    return tuple(_frame_of(*split, kind, source, doc, duplicates if kind == "qrels" else "error")
+                 for (split, kind, source), doc in zip(tables, docs))
+
 
 # %% ../nbs/11_runs.ipynb #18b6fe3a
 SAMPLE_QRELS = Path(str(importlib.resources.files("ndcg_nb") / "data" / "sample.qrels"))
@@ -526,3 +569,13 @@ def as_qrels(qrels, *, query: str = "query", doc: str = "doc", relevance: str = 
 def as_run(run, *, query: str = "query", doc: str = "doc", score: str = "score") -> pd.DataFrame:
     "A run from a TREC file path, a long DataFrame, a dict `{query: {doc: score}}`, or an ir_measures, ranx or PyTerrier run."
     return _tidy(run, "run", {"query": query, "doc": doc, "score": score}, read_run)
+
+# %% ../nbs/11_runs.ipynb #81ed141e
+def as_qrels_and_run(qrels, run, *, duplicates: str = "error") -> tuple[pd.DataFrame, pd.DataFrame]:
+    "`as_qrels(qrels)` and `as_run(run)`; two TREC files are read by `read_qrels_and_run`, with one list of document ids."
+    if isinstance(qrels, (str, Path)) and isinstance(run, (str, Path)):
+        if duplicates not in QRELS_DUPLICATES:
+            raise UsageError(f"duplicates must be one of {', '.join(QRELS_DUPLICATES)}, got {duplicates!r}")
+        return read_qrels_and_run(qrels, run, duplicates=duplicates)
+    return as_qrels(qrels, duplicates=duplicates), as_run(run)
+

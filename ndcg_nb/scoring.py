@@ -26,7 +26,7 @@ from .trec_measures import averaged_ndcg
 from .plugins import parse_policy_spec
 from .presets import Convention
 from .resolution import resolve_convention
-from .runs import as_qrels, as_run
+from .runs import as_qrels_and_run
 
 # %% auto #0
 __all__ = ['json_value', 'Evaluation', 'convention_line', 'aggregate', 'measure_summary', 'query_weight_table', 'score_run']
@@ -340,7 +340,7 @@ def score_run(qrels, run, measures=("ndcg",), *, preset="trec_eval", progress=No
     wanted = _at_default_depth(wanted, conventions)
     weights = query_weight_table(query_weights, conventions.values())
     bar = _Progress(len(wanted) + 2, progress)
-    qrels, run = as_qrels(qrels, duplicates=qrels_duplicates), as_run(run)
+    qrels, run = as_qrels_and_run(qrels, run, duplicates=qrels_duplicates)
     bar.step("read")
     queries, qrels_query = judged_queries(qrels)
     rankings = _Rankings(run, qrels, queries, qrels_query, no_common_query)
