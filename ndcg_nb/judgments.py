@@ -62,6 +62,22 @@ def _find(keys: np.ndarray, among: np.ndarray) -> np.ndarray:
     hit = (sorted_keys[at] == keys) if len(among) else np.zeros(len(keys), dtype=bool)
     return np.where(hit, order[at], -1)
 
+# %% ../nbs/15_judgments.ipynb #8b4293fc
+def _line_by_doc(query: np.ndarray, doc: np.ndarray, qrels_query: np.ndarray, judged_doc: np.ndarray,
+                 n_docs: int) -> np.ndarray:
+    "The qrels line judging each (query, doc) pair (codes), -1 for none; `judged_doc` holds codes below `n_docs`."
+    several_times = np.bincount(judged_doc, minlength=n_docs) > 1
+    line_of = np.full(n_docs, -1, dtype=np.int64)
+    line_of[judged_doc] = np.arange(len(judged_doc))
+    found = line_of[doc]
+    found[(found >= 0) & (qrels_query[np.maximum(found, 0)] != query)] = -1
+    ask, lines = several_times[doc], np.flatnonzero(several_times[judged_doc])
+    if ask.any():
+        at = _find(query[ask] * n_docs + doc[ask], qrels_query[lines] * n_docs + judged_doc[lines])
+        found[ask] = np.where(at >= 0, lines[np.maximum(at, 0)], -1)
+    return found
+
+
 # %% ../nbs/15_judgments.ipynb #017a010f
 def judged_queries(qrels: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     "The judged query ids in sorted order, and each qrels line's index into them."
@@ -105,10 +121,9 @@ def _qrels_line(query: np.ndarray, run_doc_names: pd.Index, run_doc: np.ndarray,
     "The qrels line judging each run line's (query, document), -1 for an unjudged one."
     judged_doc, judged_doc_names = id_codes(qrels["doc"])
     doc_in_qrels = _doc_in_qrels(run_doc_names, judged_doc_names)[run_doc]
-    width = max(len(judged_doc_names), 1)
     found = np.full(len(query), -1, dtype=np.int64)
     known = doc_in_qrels >= 0
-    found[known] = _find(query[known] * width + doc_in_qrels[known], qrels_query * width + judged_doc)
+    found[known] = _line_by_doc(query[known], doc_in_qrels[known], qrels_query, judged_doc, max(len(judged_doc_names), 1))
     return found
 
 

@@ -25,8 +25,8 @@ from .policy_checks import check_output, reject_strings, who_computes   # check_
 
 # %% auto #0
 __all__ = ['KINDS', 'ENTRY_POINT_GROUP', 'BUILTINS', 'BUILTIN_PRESETS', 'NDCG_NB_PLUGINS', 'LOAD_PLUGINS_VARIABLE', 'Policy',
-           'plugin_manager', 'register_plugin', 'unregister_plugin', 'policies_of', 'list_plugins', 'load_plugins',
-           'parse_value', 'parse_policy_spec', 'BoundPolicy', 'parse_flag', 'resolve_policy']
+           'group_declared', 'plugin_manager', 'register_plugin', 'unregister_plugin', 'policies_of', 'list_plugins',
+           'load_plugins', 'parse_value', 'parse_policy_spec', 'BoundPolicy', 'parse_flag', 'resolve_policy']
 
 # %% ../nbs/05_plugins.ipynb #7585e111
 KINDS = ("gain", "discount", "truncation", "normalization", "preset", "measure")
@@ -377,13 +377,39 @@ def _warn_unmatched(chosen: set[str] | None, matched: set[str], where: str):
         _warn(f"{where} names {', '.join(map(repr, unknown))}, but no installed plugin (or package) has that "
               f"name; the installed plugins: {', '.join(known) or 'none'}")
 
+# %% ../nbs/05_plugins.ipynb #267f861d
+_SECTION = r"^\s*\[\s*{}\s*\]"
+
+def group_declared(group: str, paths=None) -> bool:
+    "Whether an `entry_points.txt` of a distribution on `paths` (default `sys.path`) has a `[group]` section."
+    import sys
+    section = re.compile(_SECTION.format(re.escape(group)).encode(), re.MULTILINE)
+    for entry in sys.path if paths is None else paths:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:   # not a folder: a zip file, or gone
+            continue
+        for name in names:
+            if name.endswith((".dist-info", ".egg-info")) and _declares(os.path.join(entry or ".", name), section):
+                return True
+    return False
+
+def _declares(folder: str, section) -> bool:
+    try:
+        with open(os.path.join(folder, "entry_points.txt"), "rb") as handle:
+            return section.search(handle.read()) is not None
+    except OSError:
+        return False
+
+
 # %% ../nbs/05_plugins.ipynb #fb80907d
 def _load_entry_points(manager: pluggy.PluginManager, chosen: set[str] | None, where: str):
     "Load the chosen entry-point plugins; one that fails is recorded, warned about and skipped."
     matched = set()
     wanted = {_canonical(name) for name in chosen or ()}
     # sorted by name, so the order (and which of two claims is named first) is the same on every machine
-    for entry_point in sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+    points = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP) if group_declared(ENTRY_POINT_GROUP) else ()
+    for entry_point in sorted(points, key=lambda e: e.name):
         dist = getattr(entry_point, "dist", None)
         source = _Source(entry_point.name, dist.version if dist else None, dist.name if dist else None,
                          "entry point")
