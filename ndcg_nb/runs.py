@@ -23,9 +23,9 @@ import pyarrow.csv as pa_csv
 from .errors import InputError, UsageError
 
 # %% auto #0
-__all__ = ['MAX_LINE_BYTES', 'QRELS_DUPLICATES', 'SAMPLE_QRELS', 'SAMPLE_RUN', 'TrecFormatError', 'short_repr', 'some_numbers',
-           'checked_text', 'split_lines', 'numeric_column', 'read_qrels', 'read_run', 'read_qrels_and_run',
-           'id_categories', 'is_records', 'as_qrels', 'as_run', 'as_qrels_and_run']
+__all__ = ['MAX_LINE_BYTES', 'MEMORY_POOL', 'QRELS_DUPLICATES', 'SAMPLE_QRELS', 'SAMPLE_RUN', 'TrecFormatError', 'short_repr',
+           'some_numbers', 'checked_text', 'split_lines', 'numeric_column', 'read_qrels', 'read_run',
+           'read_qrels_and_run', 'id_categories', 'is_records', 'as_qrels', 'as_run', 'as_qrels_and_run']
 
 # %% ../nbs/11_runs.ipynb #9297daa9
 class TrecFormatError(InputError):
@@ -145,10 +145,12 @@ def _read_bytes(path):
 
 
 # %% ../nbs/11_runs.ipynb #5e0d7a41
+MEMORY_POOL = pa.system_memory_pool()   # C's malloc: it keeps less memory back than arrow's default pool
+
 def _arrow_csv(data: bytes, names, columns, delimiter: str = " ", types: dict | None = None) -> pa.Table:
     "The `columns` of `data` (fields `names`, split on `delimiter`) as arrow strings (or `types`), by pyarrow's threaded reader."
     return pa_csv.read_csv(
-        pa.py_buffer(data),
+        pa.py_buffer(data), memory_pool=MEMORY_POOL,
         read_options=pa_csv.ReadOptions(column_names=list(names)),
         parse_options=pa_csv.ParseOptions(delimiter=delimiter, quote_char=False, escape_char=False,
                                           double_quote=False, ignore_empty_lines=False),
@@ -304,12 +306,19 @@ def _categorical(codes: np.ndarray, names) -> pd.Categorical:
     fast = getattr(pd.CategoricalDtype, "_from_fastpath", None)   # pandas' own constructor without the check
     return pd.Categorical.from_codes(codes, dtype=fast(names, False) if fast else pd.CategoricalDtype(names))
 
+def _dictionary_codes(column: pa.ChunkedArray) -> tuple[np.ndarray, pd.Index]:
+    "Each string's code and the distinct strings, by one dictionary encoding that every block of `column` shares."
+    if not column.num_chunks:
+        return np.zeros(0, dtype=np.int32), pd.Index(pa.array([], type=column.type).to_pandas())
+    if column.nbytes >= 2**31 - 1:   # more text than 32-bit offsets can address in one dictionary
+        column = column.cast(pa.large_string())
+    encoded = pc.dictionary_encode(column, memory_pool=MEMORY_POOL)   # the blocks are not copied into one array
+    codes = np.concatenate([chunk.indices.to_numpy() for chunk in encoded.chunks])
+    return codes, pd.Index(encoded.chunk(0).dictionary.to_pandas())
+
 def _encode(column: pa.ChunkedArray) -> pd.Categorical:
     "Arrow strings as a Categorical, each distinct string stored once."
-    if column.nbytes >= 2**31 - 1:   # more text than 32-bit offsets can address in one array
-        column = column.cast(pa.large_string())
-    encoded = pc.dictionary_encode(column.combine_chunks())
-    return _categorical(encoded.indices.to_numpy(), encoded.dictionary.to_pandas())
+    return _categorical(*_dictionary_codes(column))
 
 # %% ../nbs/11_runs.ipynb #6a0e4b77
 def numeric_column(frame: pd.DataFrame, raw, source: str, what: str, where: str = "line") -> np.ndarray:
@@ -379,19 +388,25 @@ def _tidy_frame(query: pd.Categorical, doc: pd.Categorical, raw, line: np.ndarra
     return frame
 
 # %% ../nbs/11_runs.ipynb #63444e6e
-def _frame_of(table: pa.Table, lines, text: bytes, kind: str, source: str, doc: pd.Categorical,
+def _split_file(path, kind: str) -> tuple[pa.Table, np.ndarray, str | None]:
+    "The fields and line numbers of the file at `path`, and a run's tag; the file's bytes are not kept."
+    table, lines, text = split_lines(_read_bytes(path), kind, str(path))
+    if kind != "run":
+        return table, lines, None
+    end = text.find(b"\n")
+    return table, lines, text[:end if end >= 0 else None].split()[5].decode()
+
+def _frame_of(table: pa.Table, lines, tag: str | None, kind: str, source: str, doc: pd.Categorical,
               duplicates: str = "error") -> pd.DataFrame:
     "The tidy frame of a split file, its document ids already encoded as `doc`; a run keeps its tag."
     frame = _tidy_frame(_encode(table["query"]), doc, table.column(2), lines, kind, source, duplicates=duplicates)
-    if kind == "run":
-        end = text.find(b"\n")
-        frame.attrs["tag"] = text[:end if end >= 0 else None].split()[5].decode()
+    if tag is not None:
+        frame.attrs["tag"] = tag
     return frame
 
 def _read(path, kind: str, duplicates: str = "error") -> pd.DataFrame:
-    source = str(path)
-    table, lines, text = split_lines(_read_bytes(path), kind, source)
-    return _frame_of(table, lines, text, kind, source, _encode(table["doc"]), duplicates)
+    table, lines, tag = _split_file(path, kind)
+    return _frame_of(table, lines, tag, kind, str(path), _encode(table["doc"]), duplicates)
 
 
 # %% ../nbs/11_runs.ipynb #fcf6981f
@@ -407,10 +422,7 @@ def read_run(path) -> pd.DataFrame:
 def _encode_together(first: pa.ChunkedArray, second: pa.ChunkedArray) -> tuple[pd.Categorical, pd.Categorical]:
     "Two columns of ids as Categoricals over one list of categories: an id has the same code in both."
     both = pa.chunked_array(first.chunks + second.chunks, type=first.type if first.num_chunks else second.type)
-    if both.nbytes >= 2**31 - 1:
-        both = both.cast(pa.large_string())
-    encoded = pc.dictionary_encode(both.combine_chunks())
-    codes, names = encoded.indices.to_numpy(), pd.Index(encoded.dictionary.to_pandas())
+    codes, names = _dictionary_codes(both)
     ids = _categorical(codes[:len(first)], names)
     return ids, pd.Categorical.from_codes(codes[len(first):], dtype=ids.dtype)
 
@@ -418,11 +430,10 @@ def _encode_together(first: pa.ChunkedArray, second: pa.ChunkedArray) -> tuple[p
 # %% ../nbs/11_runs.ipynb #d16b2b86
 def read_qrels_and_run(qrels_path, run_path, *, duplicates: str = "error") -> tuple[pd.DataFrame, pd.DataFrame]:
     "`read_qrels(qrels_path)` and `read_run(run_path)`, their document ids coded alike (one list of categories)."
-    tables = [(split_lines(_read_bytes(path), kind, str(path)), kind, str(path))
-              for path, kind in ((qrels_path, "qrels"), (run_path, "run"))]
-    docs = _encode_together(tables[0][0][0]["doc"], tables[1][0][0]["doc"])
-    return tuple(_frame_of(*split, kind, source, doc, duplicates if kind == "qrels" else "error")
-                 for (split, kind, source), doc in zip(tables, docs))
+    (qrels, qrels_lines, _), (run, run_lines, tag) = _split_file(qrels_path, "qrels"), _split_file(run_path, "run")
+    qrels_doc, run_doc = _encode_together(qrels["doc"], run["doc"])
+    return (_frame_of(qrels, qrels_lines, None, "qrels", str(qrels_path), qrels_doc, duplicates),
+            _frame_of(run, run_lines, tag, "run", str(run_path), run_doc))
 
 
 # %% ../nbs/11_runs.ipynb #18b6fe3a
@@ -455,7 +466,7 @@ def _from_frame(frame: pd.DataFrame, columns: dict[str, str], value: str, kind: 
                        frame[columns[value]].to_numpy(), np.arange(len(frame)), kind, kind, "row", duplicates, what)
 
 # %% ../nbs/11_runs.ipynb #ed43bd61
-def _from_dict(nested: dict, value: str, kind: str) -> pd.DataFrame:
+def _from_dict(nested: dict, value: str, kind: str, doc: pd.Categorical | None = None) -> pd.DataFrame:
     inner = list(nested.values())
     if not all(isinstance(v, dict) for v in inner):
         raise TrecFormatError(f"{kind} dict must map each query to a dict {{doc: {value}}}")
@@ -463,13 +474,36 @@ def _from_dict(nested: dict, value: str, kind: str) -> pd.DataFrame:
     counts = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
     queries = id_categories(pd.Series(list(nested), dtype=object), what, "query")
     query = _categorical(np.repeat(queries.codes, counts), queries.categories)
-    doc = id_categories(pd.Series(list(itertools.chain.from_iterable(inner)), dtype=object), what, "doc")
+    if doc is None:
+        doc = id_categories(pd.Series(list(itertools.chain.from_iterable(inner)), dtype=object), what, "doc")
     try:
         values = np.fromiter(itertools.chain.from_iterable(map(dict.values, inner)), dtype=float, count=len(doc))
     except (TypeError, ValueError):   # not all numbers: numeric_column names the first that is not
         values = np.array(list(itertools.chain.from_iterable(map(dict.values, inner))), dtype=object)
     # a dict cannot hold one (query, doc) twice: no duplicate check
     return _tidy_frame(query, doc, values, np.arange(len(values)), kind, kind, "row", None, what)
+
+# %% ../nbs/11_runs.ipynb #b5102874
+def _string_ids_together(first: list, second: list) -> tuple[pd.Categorical, pd.Categorical] | None:
+    "Two lists of `str` ids as Categoricals over one list of categories; None if some id is not a `str`."
+    try:
+        first, second = (pa.chunked_array([pa.array(ids, type=pa.string())]) for ids in (first, second))
+    except (pa.ArrowTypeError, pa.ArrowInvalid):   # a number, None, ...: named or printed by id_categories
+        return None
+    return _encode_together(first, second)
+
+
+# %% ../nbs/11_runs.ipynb #1a8fe0b0
+def _from_dicts(qrels: dict, run: dict) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    "Qrels and run from nested dicts with one list of document ids; None where `_from_dict` must judge them one by one."
+    if not all(isinstance(v, dict) for nested in (qrels, run) for v in nested.values()):
+        return None
+    docs = [list(itertools.chain.from_iterable(nested.values())) for nested in (qrels, run)]
+    shared = _string_ids_together(*docs)
+    if shared is None:
+        return None
+    return _from_dict(qrels, "relevance", "qrels", shared[0]), _from_dict(run, "score", "run", shared[1])
+
 
 # %% ../nbs/11_runs.ipynb #9a850c98
 def _read_again(frame: pd.DataFrame, kind: str, value: str, duplicates: str) -> pd.DataFrame | None:
@@ -572,10 +606,14 @@ def as_run(run, *, query: str = "query", doc: str = "doc", score: str = "score")
 
 # %% ../nbs/11_runs.ipynb #81ed141e
 def as_qrels_and_run(qrels, run, *, duplicates: str = "error") -> tuple[pd.DataFrame, pd.DataFrame]:
-    "`as_qrels(qrels)` and `as_run(run)`; two TREC files are read by `read_qrels_and_run`, with one list of document ids."
+    "`as_qrels(qrels)` and `as_run(run)`; two TREC files, or two nested dicts, get one list of document ids."
     if isinstance(qrels, (str, Path)) and isinstance(run, (str, Path)):
         if duplicates not in QRELS_DUPLICATES:
             raise UsageError(f"duplicates must be one of {', '.join(QRELS_DUPLICATES)}, got {duplicates!r}")
         return read_qrels_and_run(qrels, run, duplicates=duplicates)
+    if isinstance(qrels, dict) and isinstance(run, dict):
+        both = _from_dicts(qrels, run)
+        if both is not None:
+            return both
     return as_qrels(qrels, duplicates=duplicates), as_run(run)
 
