@@ -3,7 +3,7 @@ process, several times; and the two workloads measured that way:
 
   startup  `python -c pass` (the interpreter alone), `python -c "import ndcg_nb"`, `ndcg-nb --version`,
            `ndcg-nb --help` and `python -c "import pytrec_eval"`: median wall of N fresh processes.
-  trec     a TREC-sized run (250 queries x 1,000 documents, ~164k qrels lines): the command line
+  trec     a TREC-sized run (250 queries x 1,000 documents, 163,377 qrels lines): the command line
            `ndcg-nb eval <qrels> <run> -m ndcg -m ndcg_cut.10` against a Python process that runs
            pytrec_eval's parse_qrel/parse_run + RelevanceEvaluator and against trec_eval's C binary when
            one is on PATH; then ndcg_nb.evaluate and pytrec_eval in the usual measuring child (import,
@@ -348,8 +348,8 @@ def trec_targets(session, targets):
     get = lambda row, key: row.get(key) if row else None
     ratio = lambda a, b: a / b if a is not None and b else None
     targets.add(f"{name}: `ndcg-nb eval` process wall <= 1.5x pytrec_eval's process", 1.5, "<=",
-                "ndcg-nb eval median wall / pytrec_eval process median wall; warm: ndcg_nb.evaluate best call / "
-                "pytrec_eval best call (in one process each)",
+                "ndcg-nb eval median wall / pytrec_eval's process median wall; warm: ndcg_nb.evaluate's best call / "
+                "pytrec_eval's best call, each in one process",
                 head=(ratio(get(cli, "process"), get(peer, "process")), [cli, peer]),
                 warm=(ratio(warm_of(ours), warm_of(peer_child)), [ours, peer_child]), basis="process wall")
     targets.add(f"{name}: `ndcg-nb eval` process wall < 0.5 s", 0.5, "<",
