@@ -299,13 +299,13 @@ def _check_process_rows(session, rows, cli_values):
 
 def _in_child_rows(session, w, meta, files, cli_values) -> dict:
     "ndcg_nb.evaluate and pytrec_eval in the measuring child (import, first call, warm): the warm figures."
-    ours = session.measure(w, "ndcg_nb.evaluate (child: import, calls)", "files", {"tool": "ndcg_nb", **files},
+    ours = session.measure(w, "ndcg_nb.evaluate (child)", "files", {"tool": "ndcg_nb", **files},
                            session.repeats)
     if "_values" in ours and cli_values is not None:
         outcome = compare_queries(cli_values, ours["_values"], ["ndcg", "ndcg_cut_10"], tolerance=TOLERANCE)
         outcome["detail"] = "vs the command line's per-query values: " + outcome["detail"]
         session.check(ours, outcome)
-    peer = session.measure(w, "pytrec_eval (child: import, calls)", "files", {"tool": "pytrec_eval", **files},
+    peer = session.measure(w, "pytrec_eval (child)", "files", {"tool": "pytrec_eval", **files},
                            session.repeats)
     peer["reference"] = ours["label"]
     if "_values" in ours and "_values" in peer:
@@ -342,7 +342,7 @@ def trec_targets(session, targets):
     if not w:
         return
     cli, peer = find_row(w, "ndcg-nb eval (command line)"), find_row(w, "pytrec_eval (python process)")
-    ours, peer_child = find_row(w, "ndcg_nb.evaluate (child: import, calls)"), find_row(w, "pytrec_eval (child: import, calls)")
+    ours, peer_child = find_row(w, "ndcg_nb.evaluate (child)"), find_row(w, "pytrec_eval (child)")
     d = w["data"]
     name = f"trec {d['queries']:,} x {d['max_depth']:,} ({d['run_lines']:,} run lines, {d['qrels_lines']:,} qrels)"
     get = lambda row, key: row.get(key) if row else None
