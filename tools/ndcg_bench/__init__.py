@@ -1,8 +1,8 @@
 """Time ndcg_nb against its peers on the same synthetic data, in one run, and report ratios.
 
 Usage:
-  python tools/benchmark.py                      # every workload, full sizes (about 20 minutes on 2 cores)
-  python tools/benchmark.py --quick              # small sizes, a CI-like smoke run (under 2 minutes)
+  python tools/benchmark.py                      # every workload, full sizes (about 25 minutes on 2 cores)
+  python tools/benchmark.py --quick              # small sizes, a CI-like smoke run (about 3 minutes)
   python tools/benchmark.py --only-check         # tiny data, values compared, nothing timed (seconds)
   python tools/benchmark.py --json nbs/benchmark_results.json   # also write every result as JSON
   python tools/benchmark.py --workloads files,arrays            # a subset
@@ -10,6 +10,21 @@ Usage:
   python tools/benchmark.py --workloads distributed --json nbs/benchmark_distributed.json   # Dask, bounded memory
 
 Workloads:
+  startup  fresh-process wall time (median of 7; --quick 5) and peak RSS of `python -c pass` (the
+           interpreter alone), `python -c "import ndcg_nb"`, `ndcg-nb --version`, `ndcg-nb --help` (the
+           console script settings.ini declares, ndcg_nb.cli:main) and `python -c "import pytrec_eval"`.
+           Targets (issue 20): `import ndcg_nb` < 0.35 s, `--version` and `--help` < 0.2 s.
+  trec     a TREC-sized run, 250 queries x 1,000 documents (250,000 run lines, 163,377 qrels lines:
+           data.py's generator judges ~65% of the retrieved documents plus ~4 more per query),
+           in whole processes (median wall of 5; --quick 3; peak RSS): the command line
+           `ndcg-nb eval <qrels> <run> -m ndcg -m ndcg_cut.10` (trec_eval preset, its default) vs a
+           Python process running pytrec_eval's parse_qrel/parse_run + RelevanceEvaluator (and printing
+           the per-query values as JSON) vs trec_eval's C binary when `trec_eval` is on PATH (pytrec_eval
+           bundles none; otherwise the row is reported as skipped). Values: the command line's per-query
+           values come from one more, untimed run with `-q --format csv` (full precision) and are compared
+           with pytrec_eval's per query (1e-9); the timed runs print trec_eval's 4-decimal means, checked
+           against them to the rounding. Then ndcg_nb.evaluate and pytrec_eval in measuring children on the
+           same files, for the warm figures.
   files    TREC qrels and run files to numbers: `ndcg` and `ndcg_cut.10` under trec_eval's
            conventions. ndcg_nb.evaluate vs pytrec_eval (its own parse_qrel/parse_run +
            RelevanceEvaluator), ranx (Qrels/Run.from_file + evaluate) and ir_measures
@@ -20,7 +35,7 @@ Workloads:
            ndcg_score (ties averaged, and ignore_ties=True) and one np.argpartition pass; and
            ndcg on 1-D arrays with group_sizes= (LightGBM style).
   scaling  files to numbers for 10^3 ... 10^6 queries of 10 documents: time per query.
-  dicts    ndcg_nb.evaluate from {query: {doc: score}} dicts vs pytrec_eval and ranx (informational).
+  dicts    ndcg_nb.evaluate from {query: {doc: score}} dicts vs pytrec_eval and ranx.
   training one call of an NDCG@10 eval metric per boosting round, 10,000 groups of 50 documents:
            ndcg_nb.training.lightgbm_ndcg(10) (as LightGBM's feval calls it) vs LightGBM's own ndcg@10
            (Booster.eval_train on the same scores); "first" includes preparing the groups once.
@@ -37,11 +52,23 @@ Method:
   * Data is generated once (NumPy-vectorised, byte by byte) into --data-dir and reused by every
     tool and every later run; generation is not timed.
   * Every measurement runs in a fresh child process (`python -m ndcg_bench.child`, one JSON job
-    on stdin), which imports the tool, loads array inputs, then calls the timed function `repeats`
-    times. "first" is the first call in
-    that fresh process (for ranx it includes numba compiling its code, or loading what numba's
-    on-disk cache holds: the cold number); "best" is the fastest of
-    all calls (warm). Ratios use "best" unless said otherwise.
+    on stdin). The child first imports what a user's script imports for that tool (peers.IMPORTS,
+    e.g. `from ndcg_nb import evaluate`), timed: "import"; it has loaded nothing heavy before (no
+    numpy). Then it loads the inputs (arrays, dicts, LightGBM datasets), timed: "load"; then it calls
+    the timed function `repeats` times. "first" is the first call in that fresh process (lazy
+    imports, numba compiling or loading its cache included: the cold number); "best" is the
+    fastest of all calls (warm); "process" = import + first call: what a user's script pays
+    (the interpreter's own start-up, the same for every tool, is the startup workload's
+    `python -c pass`). The startup and trec workloads measure whole processes instead (processes.py):
+    "process" is then the median wall of N fresh processes, "first" the first of them, "best" the
+    fastest, "peak" their largest ru_maxrss, read by a small spawner.
+  * Each row has four ratios to its reference row: process (the headline), first, warm (best) and
+    memory. Each target has two statuses: the headline one on what a fresh process pays (the
+    process where a script runs one job: files, skewed, dicts, scaling's ratios, trec, startup; the
+    first call where the figure is per call: arrays and groups, training, and scaling's time per
+    query, whose import is the same at every size), and the warm one on the best calls (memory:
+    the peak after all calls; "n/a" for start-up, which is only fresh processes). Inputs over 5M
+    lines, and scikit-learn on 20M values, get 2 calls so that a warm figure exists.
   * Peak memory is the child's own high-water RSS after its first call (VmHWM from
     /proc/self/status; ru_maxrss where /proc is missing). It includes the interpreter, the
     imports and, for array workloads, the input arrays; "base" is the same figure before the
@@ -53,8 +80,15 @@ Method:
     tie there; the generated scores avoid that). ranx breaks ties by an unstable sort, so it is
     compared on the queries without tied scores. A timing whose values differ is reported as
     INVALID and its target as not met.
-  * Targets print one line each, MET or MISSED, with the ratio. Nothing here is asserted in the
-    unit tests; tests/test_benchmark.py only runs --only-check so this script cannot rot.
+  * Targets print one line each: the headline status, the warm status (MET, MISSED, INVALID, NOT
+    MEASURED, or n/a), the target, and both figures. They are issue 21's (2M- and 10M-line files and
+    10^6 queries: >= 2.5x faster than pytrec_eval, peak memory <= pytrec_eval's; time per query within
+    1.5x from 10^3 to 10^6 queries; dicts at least as fast as pytrec_eval; the training metric no
+    slower than LightGBM's own ndcg@10; `ndcg(labels, 10, scores=...)` within 3x of one argpartition
+    pass; the TREC-sized run's `ndcg-nb eval` <= 1.5x pytrec_eval's process, < 0.5 s, < 150 MB),
+    issue 20's start-up times, and the earlier ones they do not replace (ndcg_cut's nine depths, the
+    skewed run, scikit-learn, ties). Nothing here is asserted in the unit tests;
+    tests/test_benchmark.py only runs --only-check so this script cannot rot.
 
 Code (tools/ndcg_bench/, one job per module; tools/benchmark.py only calls cli.main):
   cli.py          the command line: options, which workloads, the order of a run, exit status
@@ -62,13 +96,16 @@ Code (tools/ndcg_bench/, one job per module; tools/benchmark.py only calls cli.m
   data.py         synthetic TREC files and label/score arrays, generated once into --data-dir
   machine.py      this machine (CPU, RAM, versions, git commit) and a process's peak RSS
   child.py        the one child-process protocol: a JSON job on stdin, one marked JSON line out
-  peers.py        how each tool is set up and called in a child (ndcg_nb, pytrec_eval, ranx,
-                  ir_measures, scikit-learn, LightGBM, np.argpartition)
+  peers.py        what a user imports for each tool, and how it is set up and called in a child
+                  (ndcg_nb, pytrec_eval, ranx, ir_measures, scikit-learn, LightGBM, np.argpartition)
   session.py      one benchmark run: measuring a tool in a child, keeping rows, checks and failures
   checks.py       comparing values between tools, and the tolerances
   workloads.py    the registry: each workload's sizes, data, measurements, checks and targets
+  processes.py    whole processes (a small spawner: wall and peak RSS of N fresh runs of a command), and
+                  the startup and trec workloads measured that way
   distributed.py  the distributed workload (Dask vs in memory, bounded memory), both sides
-  report.py       ratios, the printed table, targets MET/MISSED, notes and the JSON file
+  report.py       ratios, the printed table, targets (headline and warm status), notes and the JSON
+                  file (read by nbs/32_performance.ipynb)
 """
 from pathlib import Path
 

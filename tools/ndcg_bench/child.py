@@ -2,22 +2,26 @@
 and prints one line, MARK followed by a JSON answer. A job is {"job": name, ...}:
 
   generate     {"plan": {key: (kind, kwargs)}}: generate (or find) the data -> {key: description}
-  measure      {"kind", "args", "repeats", "values"}: set up one tool (peers.py), call it `repeats`
-               times -> times, first/best/warm, base and peak RSS; values saved to the .npz `values`
-  import       import ndcg_nb and nothing else -> {"peak_mb"}
+  measure      {"kind", "args", "repeats", "values"}: import the tool (timed: `import_s`), load its inputs
+               (timed: `load_s`), call it `repeats` times -> times, first/best/warm, process (= import_s +
+               first), base and peak RSS (after the first call, and after all calls); values saved to the
+               .npz `values`
+  import       import ndcg_nb and nothing else -> {"peak_mb", "file": where ndcg_nb was imported from}
   distributed  evaluate TREC files in memory or on Dask (distributed.py) -> times, peaks, values
 
 The parent side is `run_child(job)`: it starts the child with `tools/` as its working directory (so
 `tools/` comes first on sys.path, as for `python tools/benchmark.py`) and returns the answer, or
 {"error": the last lines of stderr}.
+
+The child imports little before it times the tool's import (json, and peers.py, which imports nothing
+heavy at module level; numpy only once a setup needs it), so that `import_s` is what the same import
+costs in a user's fresh process, and a tool that does not use numpy does not carry it into its peak.
 """
 import json
-import subprocess
 import sys
 import time
 
 from . import TOOLS
-from .machine import peak_rss_kb
 
 MARK = "@@BENCHMARK@@"
 
@@ -26,6 +30,7 @@ MARK = "@@BENCHMARK@@"
 
 def run_child(job: dict, timeout=3600) -> dict:
     "Run `job` in a fresh Python process; its answer, or {'error': ...}."
+    import subprocess
     done = subprocess.run([sys.executable, "-m", "ndcg_bench.child"], input=json.dumps(job), capture_output=True,
                           text=True, timeout=timeout, cwd=TOOLS)
     lines = [line for line in done.stdout.splitlines() if line.startswith(MARK)]
@@ -49,15 +54,29 @@ def save_values(path, values: dict):
     np.savez(path, **arrays)
 
 
+def timed_imports(imports) -> float:
+    "Import each (module, attribute or None) as a user's script would (`from module import attribute`); seconds."
+    import importlib
+    started = time.perf_counter()
+    for module, attribute in imports:
+        imported = importlib.import_module(module)
+        if attribute:
+            getattr(imported, attribute)
+    return time.perf_counter() - started
+
+
 def measure(job: dict) -> dict:
-    "Set up, call `repeats` times, report times and peak RSS; the last call's values go to job['values']."
-    from .peers import SETUPS
+    """Import the tool (timed), set up its inputs (timed), call `repeats` times; times and peak RSS.
+    The last call's values go to job['values']."""
+    from .peers import SETUPS, tool_imports
+    import_s = timed_imports(tool_imports(job["kind"], job["args"]["tool"]))
+    from .machine import peak_rss_kb
     started = time.perf_counter()
     prepared = SETUPS[job["kind"]](**job["args"])
     if isinstance(prepared[0], str):
         return {"skipped": prepared[0]}
     call, values = prepared
-    setup_s = time.perf_counter() - started
+    load_s = time.perf_counter() - started
     base_kb = peak_rss_kb()
     times, peak_kb, result = [], None, None
     for i in range(job["repeats"]):
@@ -68,8 +87,9 @@ def measure(job: dict) -> dict:
         if i == 0:
             peak_kb = peak_rss_kb()
     report = {"times": times, "first": times[0], "best": min(times),
-              "warm": min(times[1:]) if len(times) > 1 else None, "setup_s": setup_s,
-              "base_mb": base_kb / 1024, "peak_mb": peak_kb / 1024}
+              "warm": min(times[1:]) if len(times) > 1 else None, "import_s": import_s, "load_s": load_s,
+              "process": import_s + times[0], "setup_s": import_s + load_s,
+              "base_mb": base_kb / 1024, "peak_mb": peak_kb / 1024, "peak_all_mb": peak_rss_kb() / 1024}
     if values is not None and job.get("values"):
         save_values(job["values"], values(result))
         report["values"] = job["values"]
@@ -82,8 +102,10 @@ def generate(job: dict) -> dict:
 
 
 def import_only(job: dict) -> dict:
-    import ndcg_nb  # noqa: F401
-    return {"peak_mb": peak_rss_kb() / 1024}
+    import ndcg_nb
+
+    from .machine import peak_rss_kb
+    return {"peak_mb": peak_rss_kb() / 1024, "file": ndcg_nb.__file__}
 
 
 def distributed(job: dict) -> dict:

@@ -1,11 +1,9 @@
 """This machine and this process: CPU, RAM, package versions, git commit, load average, and a process's
-own peak resident set size (read in the children, and by Dask on each worker)."""
-import datetime as _dt
-import importlib.metadata
+own peak resident set size (read in the children, and by Dask on each worker). The modules only the
+machine description needs are imported where it is made, so that a child reading its peak RSS carries
+no more than os, resource and sys."""
 import os
-import platform
 import resource
-import subprocess
 import sys
 from pathlib import Path
 
@@ -30,6 +28,7 @@ def peak_rss_kb() -> int:
 
 def package_version(package):
     "The installed version of `package`, or None."
+    import importlib.metadata
     try:
         return importlib.metadata.version(package)
     except importlib.metadata.PackageNotFoundError:
@@ -42,6 +41,7 @@ def load_average():
 
 
 def _cpu_name() -> str:
+    import platform
     cpu = platform.processor() or platform.machine()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -65,6 +65,7 @@ def _ram_gb():
 
 def _git_commit():
     "The checkout's short commit, marked when nbs/ or ndcg_nb/ have uncommitted changes."
+    import subprocess
     commit = None
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
@@ -80,6 +81,8 @@ def _git_commit():
 
 def describe_machine() -> dict:
     "The machine description printed at the top of the report and written to the JSON file."
+    import datetime as _dt
+    import platform
     return {
         "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "cpu": _cpu_name(),

@@ -1,18 +1,22 @@
 """How each tool is set up and called in a child process, one function per (input kind, tool).
 
-A setup function takes the job's arguments and returns `(call, values)`: `call()` is the timed
-function, `values(result)` turns its result into arrays to compare (None: nothing to compare), or
-`(reason, None)` when the tool cannot run that workload. Setup (imports, loading arrays, building
-dicts) is not timed. Values are {measure: (queries, values)} per query, or {name: array}.
-"""
-import numpy as np
+`IMPORTS` says what a user's script imports to use each tool; the child times those imports first, in
+its fresh process (`import_s`). A setup function then takes the job's arguments and returns
+`(call, values)`: `call()` is the timed function, `values(result)` turns its result into arrays to
+compare (None: nothing to compare), or `(reason, None)` when the tool cannot run that workload. Setup
+(loading arrays, building dicts) is timed apart from the calls (`load_s`). Values are
+{measure: (queries, values)} per query, or {name: array}.
 
+numpy is imported inside the functions that use it, not here: the child imports this module before it
+times the tool's import, and pytrec_eval's process should not carry numpy (or its import time) for us.
+"""
 FILE_MEASURES = ["ndcg", "ndcg_cut.10"]
 OUR_NAMES = {"ndcg": "ndcg", "ndcg_cut.10": "ndcg_cut_10"}   # trec_eval's measure names as ndcg_nb reports them
 
 
 def values_from_nested(nested: dict, names: dict) -> dict:
     "{query: {measure: value}} as {our_measure: (queries, values)}."
+    import numpy as np
     out = {}
     for theirs, ours in names.items():
         queries = [q for q, row in nested.items() if theirs in row]
@@ -55,6 +59,7 @@ RANX_NAMES = {"ndcg": "ndcg", "ndcg_cut.10": "ndcg@10"}
 
 def ranx_values(measures):
     "ranx keeps its per-query scores on the Run it evaluated."
+    import numpy as np
     def values(ranx_run):
         return {OUR_NAMES[m]: (np.array(list(ranx_run.scores[RANX_NAMES[m]]), dtype=str),
                                np.array(list(ranx_run.scores[RANX_NAMES[m]].values()), dtype=float)) for m in measures}
@@ -139,6 +144,7 @@ def _ndcg_with_scores():
 
 def _sklearn_one_group_at_a_time(label_array, score_array, size_array, groups=300):
     "scikit-learn's ndcg_score@10 of the first `groups` groups of 1-D arrays, one call per group."
+    import numpy as np
     from sklearn.metrics import ndcg_score
     ends = np.cumsum(size_array[:groups])
     return np.array([ndcg_score(label_array[e - s:e][None], score_array[e - s:e][None], k=10)
@@ -146,6 +152,7 @@ def _sklearn_one_group_at_a_time(label_array, score_array, size_array, groups=30
 
 
 def arrays_ndcg_nb(label_array, score_array, size_array, untied, ties, layout):
+    import numpy as np
     ndcg, missing = _ndcg_with_scores()
     if missing:
         return f"ndcg_nb.ndcg has no {', '.join(sorted(missing))} keyword yet", None
@@ -167,6 +174,7 @@ def arrays_ndcg_nb(label_array, score_array, size_array, untied, ties, layout):
 
 
 def arrays_sklearn(label_array, score_array, untied, ties):
+    import numpy as np
     from sklearn.metrics import ndcg_score
     ignore = ties == "input"
     call = lambda: ndcg_score(label_array, score_array, k=10, ignore_ties=ignore)
@@ -180,6 +188,7 @@ def arrays_sklearn(label_array, score_array, untied, ties):
 
 
 def setup_arrays(tool, labels, scores, untied, sizes, ties=None, layout="2d", **_):
+    import numpy as np
     label_array, score_array = np.load(labels), np.load(scores)
     size_array = np.load(sizes)
     if tool == "ndcg_nb":
@@ -195,6 +204,7 @@ def setup_arrays(tool, labels, scores, untied, sizes, ties=None, layout="2d", **
 
 def setup_training(tool, labels, scores, untied, sizes, tied=False, **_):
     "One round's eval-metric call on fixed scores: ours as LightGBM's feval calls it, or LightGBM's own ndcg@10."
+    import numpy as np
     import lightgbm
     label_array, size_array = np.load(labels).ravel().astype(float), np.load(sizes)
     score_array = np.load(scores if tied else untied).ravel()
@@ -209,6 +219,26 @@ def setup_training(tool, labels, scores, untied, sizes, tied=False, **_):
                                            "verbose": -1}, train_set=data)
         return booster.eval_train, (lambda result: {"mean": np.array([result[0][2]])})
     raise ValueError(tool)
+
+
+# --- what a user's script imports: (module, attribute or None), timed in the child before the setup ----
+
+_FILE_IMPORTS = {"ndcg_nb": [("ndcg_nb", "evaluate")], "pytrec_eval": [("pytrec_eval", None)],
+                 "ranx": [("ranx", None)], "ir_measures": [("ir_measures", None)]}
+IMPORTS = {
+    "files": _FILE_IMPORTS,
+    "dicts": _FILE_IMPORTS,
+    "arrays": {"ndcg_nb": [("ndcg_nb", "ndcg")], "sklearn": [("sklearn.metrics", "ndcg_score")],
+               "argpartition": [("numpy", None)]},
+    # both sides of a training loop import LightGBM; ours adds the metric
+    "training": {"ndcg_nb": [("lightgbm", None), ("ndcg_nb.training", "lightgbm_ndcg")],
+                 "lightgbm": [("lightgbm", None)]},
+}
+
+
+def tool_imports(kind, tool) -> list:
+    "The imports a user's script makes to call `tool` on inputs of `kind`."
+    return IMPORTS[kind][tool]
 
 
 SETUPS = {"files": setup_files, "dicts": setup_dicts, "arrays": setup_arrays, "training": setup_training}

@@ -30,6 +30,8 @@ class Session:
         self.file_peers = []
         self.machine = None
         self.baseline_import_mb = None
+        self.ndcg_nb_from_checkout = None       # set by the startup workload
+        self._imported = None
         self.failed = False
 
     def add_workload(self, workload: dict) -> dict:
@@ -59,7 +61,15 @@ class Session:
         elif "skipped" in row:
             note(f"    skipped: {row['skipped']}")
         else:
-            note(f"    first {row['first']:.3f} s, best {row['best']:.3f} s, peak {row['peak_mb']:.0f} MB")
+            note(f"    import {row['import_s']:.3f} s, load {row['load_s']:.3f} s, first {row['first']:.3f} s, "
+                 f"best {row['best']:.3f} s, peak {row['peak_mb']:.0f} MB")
+
+    def ndcg_nb_import(self) -> dict:
+        "A child that only imports ndcg_nb (once per run): {'peak_mb', 'file'}; also the baseline import peak."
+        if self._imported is None:
+            self._imported = run_child({"job": "import"})
+            self.baseline_import_mb = self._imported.get("peak_mb")
+        return self._imported
 
     def check(self, row, outcome):
         "Keep a comparison outcome on the row; values that differ fail the run."
