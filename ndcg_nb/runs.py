@@ -607,9 +607,9 @@ def as_run(run, *, query: str = "query", doc: str = "doc", score: str = "score")
 # %% ../nbs/11_runs.ipynb #81ed141e
 def as_qrels_and_run(qrels, run, *, duplicates: str = "error") -> tuple[pd.DataFrame, pd.DataFrame]:
     "`as_qrels(qrels)` and `as_run(run)`; two TREC files, or two nested dicts, get one list of document ids."
+    if duplicates not in QRELS_DUPLICATES:
+        raise UsageError(f"duplicates must be one of {', '.join(QRELS_DUPLICATES)}, got {duplicates!r}")
     if isinstance(qrels, (str, Path)) and isinstance(run, (str, Path)):
-        if duplicates not in QRELS_DUPLICATES:
-            raise UsageError(f"duplicates must be one of {', '.join(QRELS_DUPLICATES)}, got {duplicates!r}")
         return read_qrels_and_run(qrels, run, duplicates=duplicates)
     if isinstance(qrels, dict) and isinstance(run, dict):
         both = _from_dicts(qrels, run)
