@@ -45,3 +45,17 @@ def __getattr__(name: str):
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
+
+# %% ../nbs/99_package.ipynb #252ea8e2
+import sys as _sys
+import types as _types
+
+class _Package(_types.ModuleType):
+    "ndcg_nb's module object: a submodule named like a public function does not replace the function."
+    def __setattr__(self, name: str, value):
+        if isinstance(value, _types.ModuleType) and _HOME.get(name) == name:
+            return
+        super().__setattr__(name, value)
+
+_sys.modules[__name__].__class__ = _Package
+
