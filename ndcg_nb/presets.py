@@ -370,7 +370,8 @@ def elliot_preset(threshold: float = 0) -> Convention:
                       negative="keep", unjudged_grade=float(threshold) - 1, zero_idcg="skip", preset="elliot")
 
 PRESET_NOTES["recbole"] = "RecBole rounds its means to 4 decimals (metric_decimal_place) and orders ties by torch.topk."
-PRESET_NOTES["elliot"] = "Elliot scores a user whose DCG is 0 with 0 even when the ideal is 0 too (ndcg_nb skips IDCG-0 users)."
+PRESET_NOTES["elliot"] = ("Elliot runs from a full experiment configuration; the preset follows its source, transcribed "
+                          "(its users without a relevant item are skipped, as ndcg_nb skips their IDCG of 0).")
 
 # %% ../nbs/12_presets.ipynb #375c83bb
 def vespa_preset(graded: bool = False) -> Convention:
