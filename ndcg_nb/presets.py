@@ -315,12 +315,12 @@ def ranklib_preset(qrel_file: bool = False) -> Convention:
     """RankLib `NDCGScorer` (`metric/NDCGScorer.java`, `DCGScorer.java`): gain `(1 << g) - 1` in Java int arithmetic
     on `(int)` labels, log2, stable sort (ties in input order), ideal from the ranked list's labels sorted by label
     or, with a `-qrel` file, from every judged document, labels rounded with `Math.rint`; a ranked list without any
-    relevant document (a run query without qrels too) scores 0 (with `-qrel`, a ranked list of a query the file
-    does not judge is left out)."""
+    relevant document scores 0, a run query without qrels too (with `-qrel`, a ranked list the file does not judge
+    takes its ideal from its own labels, `NDCGScorer.score`: all 0 here)."""
     qrels = _flag('qrel_file', qrel_file)
     return Convention(gain="int32_exponential", ties="input", normalization="grade_order" if qrels else "grade_order:of=retrieved",
                       integer_grades=True, negative="zero", ideal_negatives="keep", ideal_grades="rint" if qrels else "as_ranked",
-                      unjudged_queries="skip" if qrels else "zero", zero_idcg="zero", preset="ranklib")
+                      unjudged_queries="zero", zero_idcg="zero", preset="ranklib")
 
 PRESET_NOTES["ranklib"] = "A negative label crashes RankLib (an array index of -1 in DCGScorer.gain); ndcg_nb scores it 0."
 
@@ -370,8 +370,8 @@ def elliot_preset(threshold: float = 0) -> Convention:
                       negative="keep", unjudged_grade=float(threshold) - 1, zero_idcg="skip", preset="elliot")
 
 PRESET_NOTES["recbole"] = "RecBole rounds its means to 4 decimals (metric_decimal_place) and orders ties by torch.topk."
-PRESET_NOTES["elliot"] = ("Elliot runs from a full experiment configuration; the preset follows its source, transcribed "
-                          "(its users without a relevant item are skipped, as ndcg_nb skips their IDCG of 0).")
+PRESET_NOTES["elliot"] = ("nothing known that it cannot reproduce; Elliot does not run here (it needs a full experiment "
+                          "configuration), so the census checks the preset against a transcription of its source.")
 
 # %% ../nbs/12_presets.ipynb #375c83bb
 def vespa_preset(graded: bool = False) -> Convention:

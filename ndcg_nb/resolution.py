@@ -79,11 +79,13 @@ def run_only_scored(run_only: np.ndarray, convention) -> tuple[np.ndarray, float
     return (run_only if rule in ("zero", "one") else run_only[:0]), (1.0 if rule == "one" else 0.0)
 
 # %% ../nbs/13_resolution.ipynb #f3b8d5e2
-def query_facts(batch, judged: np.ndarray, k, convention) -> dict | None:
-    "Each judged query's sum of retrieved grades and its judged documents within depth `k` (None if no rule reads them)."
+def query_facts(batch, judged: np.ndarray, k, convention, rows: np.ndarray | None = None) -> dict | None:
+    """Each judged query's sum of retrieved grades and its judged documents within depth `k` (None if no rule reads
+    them). `judged`: the judged flag of each ranked document, or of each line with `rows` the line of each."""
     if convention.zero_grade_sum == "score" and convention.no_hits == "score":
         return None
-    within = np.asarray(judged, dtype=bool) & (True if k is None else positions_in_lists(batch.offsets) < k)
+    judged = np.asarray(judged, dtype=bool) if rows is None else np.asarray(judged, dtype=bool)[rows]
+    within = judged & (True if k is None else positions_in_lists(batch.offsets) < k)
     return {"grade_sum": segment_sum(batch.grades, batch.offsets), "hits": segment_sum(within.astype(float), batch.offsets)}
 
 # %% ../nbs/13_resolution.ipynb #a4c9e6f3

@@ -284,7 +284,8 @@ def measure_summary(name: str, queries: np.ndarray, dcg: np.ndarray, idcg: np.nd
     status = np.where(~in_run, "missing_from_run", np.where(undefined, "zero_idcg", "ok"))
     extra, zeros, yes = len(unjudged), np.zeros(len(unjudged)), np.ones(len(unjudged), dtype=bool)
     queries, status = np.r_[queries, np.asarray(unjudged, dtype=object)], np.r_[status, ["missing_from_qrels"] * extra]
-    values, dcg, idcg = np.r_[values, zeros + (convention.unjudged_queries == "one")], np.r_[dcg, zeros], np.r_[idcg, zeros]
+    scored = np.full(extra, 1.0 if convention.unjudged_queries == "one" else 0.0)
+    values, dcg, idcg = np.r_[values, scored], np.r_[dcg, zeros], np.r_[idcg, zeros]
     undefined, counted, in_mean, in_run = np.r_[undefined, ~yes], np.r_[counted, yes], np.r_[in_mean, yes], np.r_[in_run, yes]
     rows = pd.DataFrame({"query": queries, "measure": name, "value": values, "dcg": dcg, "idcg": idcg,
                          "status": status, "counted": in_mean})
@@ -356,10 +357,10 @@ def score_run(qrels, run, measures=("ndcg",), *, preset="trec_eval", progress=No
         conv = conventions[measure.overrides]
         dcg, idcg, low, high = (scores[measure.gains, measure.overrides][measure.k] if measure.kind == "ndcg"
                                 else _averaged_score(rankings, conv, measure.kind))
-        joined, batch, _, rows = rankings(conv)
+        joined, batch, _, lines = rankings(conv)
         rows, row = measure_summary(measure.name, queries, dcg, idcg, low, high, joined.in_run, conv,
                                     unjudged=run_only_scored(run_only, conv)[0], weights=weights,
-                                    facts=query_facts(batch, joined.judged[rows], measure.k, conv))
+                                    facts=query_facts(batch, joined.judged, measure.k, conv, rows=lines))
         frames.append(rows)
         summary.append(row)
         bar.step(measure.name)
