@@ -15,7 +15,7 @@ from .plugins import BoundPolicy, NDCG_NB_PLUGINS, resolve_policy
 from .errors import PluginError
 from .policy_checks import check_finite_sums, check_normalized, check_output, check_truncation_source, check_values
 from .errors import InputError, NdcgWarning, UsageError
-from .policies import (ZERO_IDCG_POLICIES, check_depth, cut_truncation, judged_normalization,
+from .policies import (ZERO_IDCG_POLICIES, SIGNED_ZERO_IDCG, SKIPPED_ZERO_IDCG, check_depth, cut_truncation, judged_normalization,
                              retrieved_normalization)
 from .batch import Batch, as_batch
 from .segments import group_mean, list_ids, offsets_from_lengths, positions_in_lists, run_mean, segment_sum, sorted_desc, tie_runs, uniform_length
@@ -324,7 +324,9 @@ def _normalize(normalization: BoundPolicy, s: Scores, batch: Batch, pool: Batch,
     available = {"ideal_dcg": lambda: s.idcg, "retrieved_ideal_dcg": retrieved_ideal_dcg,
                  "worst_dcg": lambda: _worst_dcg(pool, pool_gains, k, dcg_of), "max_grades": lambda: max_grades,
                  "lengths": lambda: s.lengths, "k": lambda: k, "dcg_of": lambda: dcg_of,
-                 "ideal_dcg_at_length": lambda: _ideal_dcg_at_length(s, dcg_of)}
+                 "ideal_dcg_at_length": lambda: _ideal_dcg_at_length(s, dcg_of),
+                 "pool_grades": lambda: (pool.grades, np.diff(pool.offsets)),
+                 "retrieved_grades": lambda: (batch.grades, np.diff(batch.offsets))}
     result = normalization(s.dcg, context={name: available[name]() for name in normalization.context})
     name = f"normalization policy {normalization.policy.name!r} from plugin {normalization.policy.plugin!r}"
     try:
@@ -469,10 +471,11 @@ def score_batch(batch: Batch, k: int | None = None, *, ideal: Batch | None = Non
 # %% ../nbs/07_core.ipynb #a21be611
 def ndcg_ratio(dcg: np.ndarray, idcg: np.ndarray, zero_idcg: str, names=None) -> tuple[np.ndarray, np.ndarray]:
     """Per-list NDCG and the boolean mask of lists whose IDCG <= 0 (`names`: what to call the lists in errors);
-    under `zero_idcg='signed'` only an IDCG of exactly 0 is undefined (scored 0), and a negative one divides."""
+    under `zero_idcg='signed'` only an IDCG of exactly 0 is undefined (scored 0), and a negative one divides;
+    `'signed_skip'` is the same with the undefined lists NaN, left out of a mean."""
     if zero_idcg not in ZERO_IDCG_POLICIES:
         raise UsageError(f"unknown zero_idcg policy {zero_idcg!r}; choose one of {', '.join(ZERO_IDCG_POLICIES)}")
-    undefined = idcg == 0 if zero_idcg == "signed" else idcg <= 0
+    undefined = idcg == 0 if zero_idcg in SIGNED_ZERO_IDCG else idcg <= 0
     if undefined.any() and zero_idcg == "raise":
         rows = np.flatnonzero(undefined)
         shown = ", ".join(str(names[i]) if names is not None else str(i) for i in rows[:10])
@@ -733,7 +736,7 @@ def ndcg_dataset(lists, k: int | None = None, *, average: str = "mean", scores=N
                        normalization, ideal_negatives)
     weights = None if weights is None else check_list_weights(weights, len(batch))
     per_list, undefined = _normalized(s, zero_idcg)
-    counted = ~undefined if zero_idcg == "skip" else np.ones(len(batch), dtype=bool)
+    counted = ~undefined if zero_idcg in SKIPPED_ZERO_IDCG else np.ones(len(batch), dtype=bool)
     value = _dataset_value(s, per_list, undefined, counted, average, zero_idcg, weights, aggregation)
     policies = {**s.labels, "average": average, "zero_idcg": zero_idcg}
     policies.update({"aggregation": aggregation} if aggregation != "mean" else {})

@@ -154,7 +154,7 @@ def _as_dask(data, kind: str, npartitions: int | None, blocksize, storage_option
 
 # %% ../nbs/22_distributed.ipynb #9dd11c8a
 _COUNTS = ("n_queries", "n_missing_skipped", "n_missing_scored_zero", "n_zero_idcg", "n_zero_idcg_skipped",
-           "n_nan", "n_common", "n_run_queries", "n_qrels_queries")
+           "n_nan", "n_common", "n_run_queries", "n_qrels_queries", "n_unjudged_scored")
 _PER_QUERY = {"query": "str", "measure": "str", "value": float, "dcg": float, "idcg": float, "status": "str",
               "counted": bool}
 
@@ -240,7 +240,8 @@ def _measure_sums(result: Evaluation, name: str) -> dict:
             "n_missing_scored_zero": int(((status == "missing_from_run") & counted).sum()),
             "n_zero_idcg": int((status == "zero_idcg").sum()),
             "n_zero_idcg_skipped": int(((status == "zero_idcg") & ~counted).sum()),
-            "n_nan": int(n_queries > 0 and math.isnan(overall["value"]))}   # zero_idcg='nan' met
+            "n_nan": int(n_queries > 0 and math.isnan(overall["value"])),   # zero_idcg='nan' met
+            "n_unjudged_scored": int(((status == "missing_from_qrels") & counted).sum())}
 
 # %% ../nbs/22_distributed.ipynb #11c4b62d
 def _as_inputs(part: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -298,7 +299,7 @@ def _score_part(part: pd.DataFrame, measures: list[str], convention, qrels_dupli
     run_queries, qrels_queries = pd.unique(run_frame["query"].to_numpy()), pd.unique(qrels_frame["query"].to_numpy())
     n_common = int(np.isin(run_queries, qrels_queries).sum())
     stats = {"n_common": n_common, "n_run_queries": len(run_queries), "n_qrels_queries": len(qrels_queries)}
-    if not len(qrels_frame):
+    if not len(qrels_frame) and (convention.unjudged_queries == "skip" or not len(run_frame)):
         return _compact(pd.DataFrame({name: pd.Series([], dtype=t) for name, t in _PER_QUERY.items()})), \
             _summary_rows(measures, stats)
     try:
@@ -309,6 +310,12 @@ def _score_part(part: pd.DataFrame, measures: list[str], convention, qrels_dupli
         raise
     return _compact(result.per_query), _summary_rows(measures, stats, {name: _measure_sums(result, name)
                                                                        for name in measures})
+
+# %% ../nbs/22_distributed.ipynb #d1f4a7b2
+def _unjudged_count(measure, convention, row) -> dict:
+    "The aggregate's `n_unjudged_scored_zero` or `_one` column of `measure`, if its convention scores unjudged queries."
+    rule = (resolve_convention(convention, **dict(measure.overrides)) if measure.overrides else convention).unjudged_queries
+    return {f"n_unjudged_scored_{rule}": int(row["n_unjudged_scored"])} if rule in ("zero", "one") else {}
 
 # %% ../nbs/22_distributed.ipynb #5145a653
 def _no_common_query(query_ids) -> InputError:
@@ -336,10 +343,11 @@ def _combine(rows: list[pd.DataFrame], summaries: list[pd.DataFrame], wanted, co
         row, n = totals.loc[measure.name], int(totals.loc[measure.name, "n_queries"])
         mean = float("nan") if n == 0 or row["n_nan"] > 0 else partials[measure.name] / n
         aggregate.append({"measure": measure.name, "value": mean, "n_queries": n,
-                          **{k: int(row[k]) for k in _COUNTS[1:5]}})
+                          **{k: int(row[k]) for k in _COUNTS[1:5]}, **_unjudged_count(measure, convention, row)})
     empty = pd.DataFrame({name: pd.Series([], dtype=dtype) for name, dtype in _PER_QUERY.items()})
     every = pd.concat([frame.astype(_PER_QUERY) for frame in rows if len(frame)] or [empty], ignore_index=True)
-    frames = [every[every["measure"] == measure.name].sort_values("query", kind="stable")
+    every = every.assign(unjudged=every["status"] == "missing_from_qrels")
+    frames = [every[every["measure"] == measure.name].sort_values(["unjudged", "query"], kind="stable").drop(columns="unjudged")
               for measure in wanted] if per_query else [empty]
     return Evaluation(pd.concat(frames, ignore_index=True), pd.DataFrame(aggregate), convention, tag)
 
@@ -457,9 +465,14 @@ def _check_supported(convention) -> None:
     if convention.aggregation != "mean":
         raise UsageError(f"aggregation={convention.aggregation!r} is not supported on Dask or Spark yet (partitions "
                          "add up sums); evaluate in memory, or use aggregation='mean'")
-    if convention.unjudged_queries != "skip":
-        raise UsageError("unjudged_queries='zero' is not supported on Dask or Spark yet: a partition without "
-                         "judgments is skipped; evaluate in memory")
+    if convention.zero_grade_sum == "skip":
+        raise UsageError("zero_grade_sum='skip' is not supported on Dask or Spark yet: when it leaves no query in the "
+                         "mean it scores every query 0, which no partition can tell; evaluate in memory, or choose "
+                         "zero_grade_sum='zero', 'one' or 'raise'")
+    if convention.no_hits == "zero":
+        raise UsageError("no_hits='zero' is not supported on Dask or Spark yet: it scores every query 0 when no query "
+                         "of the run retrieves a judged document, which no partition can tell; evaluate in memory, "
+                         "or pass no_hits='score' (the same numbers whenever some query retrieves one)")
 
 # %% ../nbs/22_distributed.ipynb #2e9ddca4
 def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", qrels_duplicates: str = "error",

@@ -18,7 +18,7 @@ CONTEXT = {
     "discount": ("k", "lengths"),
     "truncation": ("doc_ids", "judged", "scores", "ideal"),
     "normalization": ("ideal_dcg", "retrieved_ideal_dcg", "worst_dcg", "max_grades", "lengths", "k", "dcg_of",
-                      "ideal_dcg_at_length"),
+                      "ideal_dcg_at_length", "pool_grades", "retrieved_grades"),
     "preset": (),
     "measure": (),
 }
@@ -163,11 +163,17 @@ def register_normalizations(register):
       gain and discount, of lists written flat in the order given.
     - ``ideal_dcg_at_length``: as ``ideal_dcg``, with each list's ideal cut at the length of the
       ranked list (after truncation) rather than at ``k``.
+    - ``pool_grades``: ``(grades, lengths)``, the grades of each list's pool in the order given
+      (the qrels' order; the list's own grades when there is no separate pool), every list flat.
+    - ``retrieved_grades``: ``(grades, lengths)``, the grades of each list's retrieved documents
+      before truncation, every list flat.
 
     The built-ins: ``judged`` (``0`` to ``ideal_dcg``), ``retrieved`` (``0`` to
     ``retrieved_ideal_dcg``), ``minmax`` (``worst_dcg`` to ``ideal_dcg``) and ``full`` (``0`` to
-    the DCG of ``k`` documents of a grade, by default ``max_grades``) and ``judged_to_length``
-    (``0`` to ``ideal_dcg_at_length``).
+    the DCG of ``k`` documents of a grade, by default ``max_grades``), ``judged_to_length``
+    (``0`` to ``ideal_dcg_at_length``), ``given_order`` (``0`` to the DCG of ``pool_grades`` as
+    given, cut at ``k``) and ``grade_order`` (``0`` to the DCG of the pool or the retrieved grades
+    sorted by grade rather than by gain).
     """
 
 # %% ../nbs/01_hookspecs.ipynb #d9918494

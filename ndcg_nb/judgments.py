@@ -127,6 +127,15 @@ def _qrels_line(query: np.ndarray, run_doc_names: pd.Index, run_doc: np.ndarray,
     return found
 
 
+# %% ../nbs/15_judgments.ipynb #b7e1d2c4
+def _without_dropped(joined: "JoinedRun", dropped: np.ndarray | None) -> "JoinedRun":
+    "`joined` without the lines whose negative judgment takes them out of the ranking (`negative='drop'`)."
+    if dropped is None or not dropped.any():
+        return joined
+    keep = ~dropped
+    return JoinedRun(joined.query[keep], joined.doc[keep], joined.doc_names, joined.score[keep], joined.grade[keep],
+                     joined.judged[keep], joined.in_run)
+
 # %% ../nbs/15_judgments.ipynb #b8f52fdd
 def join_run(run: pd.DataFrame, qrels: pd.DataFrame, queries: np.ndarray, qrels_query: np.ndarray,
           convention: Convention) -> JoinedRun:
@@ -146,7 +155,8 @@ def join_run(run: pd.DataFrame, qrels: pd.DataFrame, queries: np.ndarray, qrels_
     score = run["score"].to_numpy(dtype=float)[keep]
     if convention.float32_scores:
         score = score.astype(np.float32).astype(float)
-    return JoinedRun(query, run_doc, _as_names(run_doc_names), score, grade, judged, in_run)
+    joined = JoinedRun(query, run_doc, _as_names(run_doc_names), score, grade, judged, in_run)
+    return _without_dropped(joined, dropped) if convention.negative == "drop" else joined
 
 # %% ../nbs/15_judgments.ipynb #9ea9fc63
 def _query_score_order(query: np.ndarray, score: np.ndarray) -> np.ndarray:
@@ -235,7 +245,7 @@ def pool_order(qrels_query: np.ndarray) -> np.ndarray:
 def judged_pool(qrels: pd.DataFrame, qrels_query: np.ndarray, n_queries: int, convention: Convention) -> Batch:
     "The judged grades of every query, the ideal's pool, in `pool_order` (the negative rule only for an ideal that keeps them)."
     grades, _ = apply_grade_rules(qrels["relevance"].to_numpy(dtype=float), convention,
-                                  negative=convention.ideal_negatives == "keep")
+                                  negative=convention.ideal_negatives == "keep", pool=True)
     order = pool_order(qrels_query)
     return Batch.from_lengths(grades[order], np.bincount(qrels_query, minlength=n_queries))
 

@@ -117,7 +117,8 @@ IR_MEASURES_FIELDS = {"gain": "linear", "discount": "log2", "truncation": "cut",
                       "normalization": "judged", "negative": "zero", "unjudged": "zero", "min_grade": None,
                       "integer_grades": True, "float32_scores": True, "missing_queries": "zero", "zero_idcg": "zero",
                       "unjudged_queries": "skip", "ideal_negatives": "drop", "judged_grade": None,
-                      "unjudged_grade": None, "aggregation": "mean", "default_depth": None}
+                      "unjudged_grade": None, "aggregation": "mean", "default_depth": None, "zero_grade_sum": "score",
+                      "no_hits": "score", "ideal_grades": "as_ranked"}
 GDEVAL_FIELDS = {**IR_MEASURES_FIELDS, "gain": "exponential", "min_grade": 1, "float32_scores": False}
 
 # %% ../nbs/14_measures.ipynb #e979a4cb

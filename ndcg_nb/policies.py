@@ -15,11 +15,13 @@ from .hookspecs import hookimpl
 from .segments import ranks_from_lengths
 
 # %% auto #0
-__all__ = ['ZERO_IDCG_POLICIES', 'linear_gain', 'exponential_gain', 'table_gain', 'positive_gain', 'shifted_exponential_gain',
-           'log2_discount', 'log_discount', 'natural_log_discount', 'no_discount', 'inverse_rank_discount',
-           'jk_discount', 'check_depth', 'cut_truncation', 'pad_truncation', 'judged_normalization',
-           'retrieved_normalization', 'minmax_normalization', 'full_normalization', 'judged_to_length_normalization',
-           'register_gains', 'register_discounts', 'register_truncations', 'register_normalizations']
+__all__ = ['ZERO_IDCG_POLICIES', 'SIGNED_ZERO_IDCG', 'SKIPPED_ZERO_IDCG', 'linear_gain', 'exponential_gain', 'table_gain',
+           'positive_gain', 'shifted_exponential_gain', 'int32_exponential_gain', 'log2_discount', 'log_discount',
+           'natural_log_discount', 'no_discount', 'inverse_rank_discount', 'jk_discount', 'check_depth',
+           'cut_truncation', 'pad_truncation', 'judged_normalization', 'retrieved_normalization',
+           'minmax_normalization', 'full_normalization', 'judged_to_length_normalization', 'given_order_normalization',
+           'grade_order_normalization', 'register_gains', 'register_discounts', 'register_truncations',
+           'register_normalizations']
 
 # %% ../nbs/03_policies.ipynb #36c8b696
 def linear_gain(grades: np.ndarray) -> np.ndarray:
@@ -76,6 +78,17 @@ def shifted_exponential_gain(grades: np.ndarray, threshold: float = 0.0) -> np.n
     above = grades >= threshold
     return np.where(above, np.power(2.0, np.where(above, grades - threshold + 1, 0)) - 1.0, 0.0)
 
+# %% ../nbs/03_policies.ipynb #a7c3e1f0
+def int32_exponential_gain(grades: np.ndarray) -> np.ndarray:
+    "`(1 << rel) - 1` in 32-bit Java `int` arithmetic (RankLib): shift count mod 32, result wrapped; whole grades only."
+    grades = np.asarray(grades, dtype=float)
+    if not np.all(np.isfinite(grades) & (grades == np.trunc(grades))):
+        bad = grades[~(np.isfinite(grades) & (grades == np.trunc(grades)))][0]
+        raise ValueError(f"the int32_exponential gain takes whole grades (RankLib casts labels to int first: "
+                         f"integer_grades=True), got {bad:g}")
+    shifted = np.left_shift(np.int64(1), np.mod(grades.astype(np.int64), 32)) - 1       # exact in 64 bits
+    return ((shifted + 2 ** 31) % 2 ** 32 - 2 ** 31).astype(float)                     # wrapped to 32 bits
+
 # %% ../nbs/03_policies.ipynb #25a03be9
 def log2_discount(ranks: np.ndarray) -> np.ndarray:
     "`1 / log2(rank + 1)`: the standard discount, weight 1 at rank 1."
@@ -117,7 +130,9 @@ def jk_discount(ranks: np.ndarray, base: float = 2) -> np.ndarray:
     return np.where(discounted, math.log(base) / np.log(np.where(discounted, ranks, 2.0)), 1.0)
 
 # %% ../nbs/03_policies.ipynb #4d009dee
-ZERO_IDCG_POLICIES = ("zero", "one", "skip", "nan", "raise", "signed")   # what a list with IDCG <= 0 scores (see core)
+ZERO_IDCG_POLICIES = ("zero", "one", "skip", "nan", "raise", "signed", "signed_skip")  # a list with IDCG <= 0 (see core)
+SIGNED_ZERO_IDCG = ("signed", "signed_skip")   # only an IDCG of exactly 0 is undefined: a negative one divides
+SKIPPED_ZERO_IDCG = ("skip", "signed_skip")    # the undefined lists are left out of the mean
 
 def check_depth(k):
     "Raise `ValueError` unless `k` is a positive integer or `None` (no depth)."
@@ -175,6 +190,27 @@ def judged_to_length_normalization(dcg: np.ndarray, only_without_depth: bool = F
     high = ideal_dcg if (only_without_depth and k is not None) else ideal_dcg_at_length
     return np.zeros_like(dcg), high
 
+# %% ../nbs/03_policies.ipynb #c5d2e8a1
+def _cut_lists(grades: np.ndarray, lengths: np.ndarray, k) -> tuple[np.ndarray, np.ndarray]:
+    "Flat lists (`grades`, `lengths`) cut at `k` documents each (unchanged for `k=None`)."
+    grades, lengths = np.asarray(grades, dtype=float), np.asarray(lengths, dtype=np.int64)
+    if k is None:
+        return grades, lengths
+    return grades[ranks_from_lengths(lengths) < k], np.minimum(lengths, k)
+
+def given_order_normalization(dcg: np.ndarray, *, k, pool_grades, dcg_of):
+    "From 0 to the DCG of the pool in the order given, cut at `k`: an ideal that is not sorted (Spark MLlib graded)."
+    return np.zeros_like(dcg), dcg_of(*_cut_lists(*pool_grades, k))
+
+def grade_order_normalization(dcg: np.ndarray, of: str = "judged", *, k, pool_grades, retrieved_grades, dcg_of):
+    "From 0 to the DCG of the pool (`of='judged'`) or retrieved list (`'retrieved'`) sorted by grade, not gain (RankLib)."
+    if of not in ("judged", "retrieved"):
+        raise ValueError(f"grade_order takes of='judged' or of='retrieved', got {of!r}")
+    grades, lengths = pool_grades if of == "judged" else retrieved_grades
+    grades, lengths = np.asarray(grades, dtype=float), np.asarray(lengths, dtype=np.int64)
+    lists = np.repeat(np.arange(len(lengths)), lengths)
+    return np.zeros_like(dcg), dcg_of(*_cut_lists(grades[np.lexsort((-grades, lists))], lengths, k))
+
 # %% ../nbs/03_policies.ipynb #957dee16
 @hookimpl
 def register_gains(register):
@@ -184,6 +220,7 @@ def register_gains(register):
     register("positive", positive_gain, "1 for a grade above 0, else 0 (RecBole, Spark binary)")
     register("shifted_exponential", shifted_exponential_gain,
              "2**(rel - threshold + 1) - 1 for rel >= threshold, else 0; threshold=0 (Elliot)")
+    register("int32_exponential", int32_exponential_gain, "(1 << rel) - 1 in 32-bit Java int arithmetic, wrapping (RankLib)")
 
 @hookimpl
 def register_discounts(register):
@@ -207,3 +244,6 @@ def register_normalizations(register):
     register("full", full_normalization, "DCG / DCG of k documents of grade=best grade of the pool")
     register("judged_to_length", judged_to_length_normalization,
              "DCG / ideal DCG of the judged pool cut at each list's length (Elasticsearch; RecBole, Elliot without k)")
+    register("given_order", given_order_normalization, "DCG / DCG of the pool in the order given, not sorted (Spark MLlib graded)")
+    register("grade_order", grade_order_normalization,
+             "DCG / DCG of the pool (of=judged) or retrieved list (of=retrieved) sorted by grade, not gain (RankLib)")

@@ -26,9 +26,11 @@ __all__ = ['CONVENTION_CHOICES', 'PRESET_NOTES', 'Convention', 'trec_eval_preset
 
 # %% ../nbs/12_presets.ipynb #5b40bc5f
 CONVENTION_CHOICES = {"ties": ("docno", "input", "average", "worst", "best", "docno_ascending", "numpy_argsort"),
-            "unjudged": ("zero", "drop"), "negative": ("zero", "keep"), "missing_queries": ("skip", "zero"),
-            "unjudged_queries": ("skip", "zero"), "ideal_negatives": ("drop", "keep"), "zero_idcg": ZERO_IDCG_POLICIES,
-            "aggregation": ("mean", "median", "lower_median", "min", "max")}
+            "unjudged": ("zero", "drop"), "negative": ("zero", "keep", "drop"), "missing_queries": ("skip", "zero"),
+            "unjudged_queries": ("skip", "zero", "one", "raise"), "ideal_negatives": ("drop", "keep"),
+            "zero_idcg": ZERO_IDCG_POLICIES, "aggregation": ("mean", "median", "lower_median", "min", "max"),
+            "zero_grade_sum": ("score", "zero", "one", "skip", "raise"), "no_hits": ("score", "zero"),
+            "ideal_grades": ("as_ranked", "rint")}
 
 # %% ../nbs/12_presets.ipynb #7726af97
 def _warn_renamed():
@@ -94,6 +96,9 @@ class Convention:
     unjudged_grade: float | None = None # the grade of a retrieved unjudged document (never in the ideal)
     aggregation: str = "mean"           # how per-query values become one number
     default_depth: int | None = None    # the depth of a measure named without one (None: the whole ranking)
+    zero_grade_sum: str = "score"       # a run's judged query whose retrieved grades sum to 0: scored, 0, 1, left out, error
+    no_hits: str = "score"              # a run without any judged document within the depth: scored, or every query 0
+    ideal_grades: str = "as_ranked"     # the ideal's pool reads grades as the ranked list does, or rounds them (rint)
     preset: str | None = None
     ideal: dataclasses.InitVar[str | None] = None    # the name of `normalization` before version 0.3
 
@@ -151,17 +156,19 @@ def sklearn_ignore_ties_preset() -> Convention:
 
 # %% ../nbs/12_presets.ipynb #f747d87a
 def lightgbm_preset() -> Convention:
-    "LightGBM `ndcg@k` (label_gain 2^i - 1)."
+    """LightGBM `ndcg@k` (label_gain 2^i - 1); a run query without qrels is a group of 0 labels, which scores 1
+    (`src/metric/rank_metric.hpp`: an IDCG of 0 gives 1)."""
     return Convention(gain="exponential", ties="input", normalization="retrieved", negative="keep", zero_idcg="one",
-                      preset="lightgbm")
+                      unjudged_queries="one", preset="lightgbm")
 
 def xgboost_preset(exp_gain: bool = True) -> Convention:
     """XGBoost `ndcg@k` (`src/metric/rank_metric.cc` `EvalNDCG`): 2^g - 1, or the grade itself with
     `ndcg_exp_gain=false` (`exp_gain=False`, negative grades then kept in the ideal too); `ndcg` without `@k` is
-    `ndcg@32` (`src/common/ranking_utils.h`, `LambdaRankParam::TopK`)."""
+    `ndcg@32` (`src/common/ranking_utils.h`, `LambdaRankParam::TopK`); a group of 0 labels (a run query without qrels)
+    scores 1."""
     return Convention(gain="exponential" if _flag('exp_gain', exp_gain) else "linear", ties="input", normalization="retrieved",
                       negative="keep", ideal_negatives="drop" if _flag('exp_gain', exp_gain) else "keep", zero_idcg="one",
-                      default_depth=32, preset="xgboost")
+                      unjudged_queries="one", default_depth=32, preset="xgboost")
 
 # %% ../nbs/12_presets.ipynb #b3e5272d
 def ranx_preset() -> Convention:
@@ -186,16 +193,17 @@ PRESET_NOTES.update({
     "sklearn": "scikit-learn refuses negative grades and single-document rows; ndcg_nb scores them.",
     "sklearn_ignore_ties": "NumPy's default argsort is not stable and its order of ties depends on the NumPy build and the CPU "
                            "(AVX-512, AVX2): the same values as scikit-learn only with the same NumPy on the same machine.",
-    "lightgbm": "A run query without qrels is a group of 0 labels for LightGBM and scores 1 (IDCG 0); ndcg_nb has no "
-                "judgment for it and leaves it out. "
-                "LightGBM's IDCG test looks at the first eval_at only, and with query weights an IDCG-0 query adds 1 "
-                "unweighted (rank_metric.hpp); ndcg_nb weights it like the others.",
+    "lightgbm": "LightGBM refuses negative, non-integer and too high labels (ndcg_nb scores them); its IDCG test looks at the "
+                "first eval_at only, and with query weights an IDCG-0 query adds 1 unweighted (rank_metric.hpp); ndcg_nb "
+                "weights it like the others.",
     "ranx": "ranx orders tied scores with numba's unstable quicksort, and make_comparable sorts again (the order "
             "depends on how often the run was sorted); ndcg_nb keeps the run's order: same values without ties.",
 })
 PRESET_NOTES["ranx_burges"] = PRESET_NOTES["ranx"]
-PRESET_NOTES["xgboost"] = ("A run query without qrels is a group of 0 labels for XGBoost and scores 1 (IDCG 0; 0 for `ndcg-`); "
-                          "ndcg_nb leaves it out. Predictions are float32 in XGBoost.")
+PRESET_NOTES["xgboost"] = ("Predictions and, with exp_gain=false, labels are float32 in XGBoost (grades like 0.1 are rounded "
+                          "first); the metric written ndcg- (IDCG 0 and groups of 0 labels score 0) is zero_idcg='zero', "
+                          "unjudged_queries='zero'. XGBoost refuses negative, non-integer and above-31 labels with its "
+                          "exponential gain.")
 
 # %% ../nbs/12_presets.ipynb #6e315532
 def ir_measures_preset(judged_only: bool = False) -> Convention:
@@ -246,87 +254,106 @@ PRESET_NOTES["ntcir"] = ("NTCIREVAL raises ZeroDivisionError on a topic without 
 PRESET_NOTES["ntcir_ndcg_b"] = PRESET_NOTES["ntcir"]
 
 # %% ../nbs/12_presets.ipynb #625f2c61
-def torchmetrics_preset(aggregation: str = "mean") -> Convention:
-    """torchmetrics `retrieval_normalized_dcg` / `RetrievalNormalizedDCG(aggregation=...)`
-    (`functional/retrieval/ndcg.py`, `retrieval/base.py`): linear gain, log2, the given list as ideal with negatives
-    kept, ties averaged (`_tie_average_dcg`) on float32 predictions, IDCG 0 scores 0 (a query without judgments too) and a negative IDCG divides; `median` is torch's lower median."""
+_TORCH_EMPTY = {"neg": "zero", "pos": "one", "skip": "skip", "error": "raise"}   # empty_target_action -> rule
+
+def torchmetrics_preset(aggregation: str = "mean", empty_target_action: str | None = None,
+                        functional: bool = False) -> Convention:
+    """torchmetrics `RetrievalNormalizedDCG(empty_target_action=..., aggregation=...)` (`retrieval/base.py`), or with
+    `functional=True` `retrieval_normalized_dcg` (`functional/retrieval/ndcg.py`): linear gain, log2, the given list
+    as ideal with negatives kept, ties averaged (`_tie_average_dcg`) on float32 predictions, IDCG 0 scores 0 and a
+    negative IDCG divides; the class scores a query whose grades sum to 0 by `empty_target_action` ("neg" by
+    default), the functional scores it; `median` is torch's lower median."""
     if aggregation not in ("mean", "median", "min", "max"):
         raise UsageError(f"torchmetrics aggregation must be mean, median, min or max, got {aggregation!r}")
+    if _flag("functional", functional) and empty_target_action is not None:
+        raise UsageError("torchmetrics' functional retrieval_normalized_dcg has no empty_target_action; "
+                         "give functional=true or an empty_target_action, not both")
+    action = "neg" if empty_target_action is None else str(empty_target_action).lower()
+    if action not in _TORCH_EMPTY:
+        raise UsageError(f"torchmetrics empty_target_action must be neg, pos, skip or error, got {empty_target_action!r}")
+    rule = "score" if _flag("functional", functional) else _TORCH_EMPTY[action]
     return Convention(gain="linear", ties="average", normalization="retrieved", negative="keep", ideal_negatives="keep",
-                      unjudged_queries="zero", zero_idcg="signed", float32_scores=True, aggregation="lower_median" if aggregation == "median" else aggregation,
+                      unjudged_queries="zero" if rule == "score" else rule, zero_grade_sum=rule, zero_idcg="signed",
+                      float32_scores=True, aggregation="lower_median" if aggregation == "median" else aggregation,
                       preset="torchmetrics")
 
-PRESET_NOTES["torchmetrics"] = ("torchmetrics computes in float32 (agreement to ~1e-7); the class calls a query 'empty' when its "
-                                "grades sum to 0 (empty_target_action, so [-1, 1] scores 0 there, -1 in the functional), "
-                                "and divides by a negative IDCG: ndcg_nb follows the functional and zero_idcg.")
+PRESET_NOTES["torchmetrics"] = ("torchmetrics computes in float32 (agreement to ~1e-7), and sums a query's grades in float32 "
+                                "for its empty-target test (grades like 0.1, 0.2, -0.3 may sum to 0 there, not in ndcg_nb).")
 
 # %% ../nbs/12_presets.ipynb #b398d535
 def tf_ranking_preset(mask: bool = False) -> Convention:
     """TF-Ranking `NDCGMetric` (`tensorflow_ranking/python/metrics_impl.py`): gain 2^g - 1, log2, ideal from the list
-    (`weights * gain` sorted); without a mask a negative label is padding (gain 0, ranked last), with a mask given
-    (`mask=True`, or ragged inputs) it is a real negative grade; IDCG 0 scores 0 and a negative one divides (`divide_no_nan`), a list without judgments too."""
+    (`weights * gain` sorted); without a mask a negative label is padding, out of the ranking (`negative="drop"`), with
+    a mask given (`mask=True`, or ragged inputs) it is a real negative grade; IDCG 0 scores 0 and a negative one
+    divides (`divide_no_nan`), a list without judgments too."""
     return Convention(gain="exponential", ties="input", normalization="retrieved",
-                      negative="keep" if _flag('mask', mask) else "zero", ideal_negatives="keep" if _flag('mask', mask) else "drop",
+                      negative="keep" if _flag('mask', mask) else "drop", ideal_negatives="keep" if _flag('mask', mask) else "drop",
                       unjudged_queries="zero", zero_idcg="signed", float32_scores=True,
                       preset="tf_ranking")
 
 PRESET_NOTES["tf_ranking"] = ("TF-Ranking shuffles tied predictions at random (sort_by_scores(shuffle_ties=True)): no preset can "
                               "repeat it; ndcg_nb uses input order, and evaluate(..., bounds=True) bounds every tie order. "
-                              "Without a mask a negative label is padding moved to the end of the list; ndcg_nb scores it 0 where it "
-                              "ranks. float32 arithmetic (~1e-7).")
+                              "float32 arithmetic (~1e-7).")
 
 # %% ../nbs/12_presets.ipynb #5c738440
 def catboost_preset(type: str = "base", denominator: str = "log_position") -> Convention:
     """CatBoost `NDCG:type=Base|Exp;denominator=LogPosition|Position` (`catboost/libs/metrics/dcg.cpp`,
     `doc_comparator.h`): linear or 2^g - 1 gain, 1/log2(r+1) or 1/r, ideal from the group with negatives kept, ties
-    worst target first, IDCG <= 0 scores 1."""
+    worst target first, IDCG <= 0 scores 1 (a group of 0 labels: a run query without qrels)."""
     gains, discounts = {"base": "linear", "exp": "exponential"}, {"log_position": "log2", "position": "inverse_rank"}
     type, denominator = str(type).lower(), str(denominator).lower().replace("logposition", "log_position")
     if type not in gains or denominator not in discounts:
         raise UsageError(f"catboost takes type=base|exp and denominator=log_position|position, got {type!r}, {denominator!r}")
     return Convention(gain=gains[type], discount=discounts[denominator], ties="worst",
-                      normalization="retrieved", negative="keep", ideal_negatives="keep", zero_idcg="one", preset="catboost")
+                      normalization="retrieved", negative="keep", ideal_negatives="keep", zero_idcg="one",
+                      unjudged_queries="one", preset="catboost")
 
-PRESET_NOTES["catboost"] = ("CatBoost stores labels as float32 (grades like 0.1 are rounded first; ndcg_nb keeps doubles), and a run query "
-                          "without qrels is a group of 0 labels that scores 1 (ndcg_nb leaves it out).")
+PRESET_NOTES["catboost"] = "CatBoost stores labels as float32 (grades like 0.1 are rounded first; ndcg_nb keeps doubles)."
 
 # %% ../nbs/12_presets.ipynb #629df004
 def ranklib_preset(qrel_file: bool = False) -> Convention:
-    """RankLib `NDCGScorer` (`metric/NDCGScorer.java`, `DCGScorer.java`): gain 2^g - 1 on `(int)` labels, log2, stable
-    sort (ties in input order), ideal from the ranked list or, with a `-qrel` file, from every judged document; a
-    ranked list without any relevant document (a run query without qrels too) scores 0 (with `-qrel`, a ranked list of a query the file does not judge is left out)."""
-    return Convention(gain="exponential", ties="input", normalization="judged" if _flag('qrel_file', qrel_file) else "retrieved",
-                      integer_grades=True, negative="zero",
-                      unjudged_queries="skip" if _flag('qrel_file', qrel_file) else "zero", zero_idcg="zero", preset="ranklib")
+    """RankLib `NDCGScorer` (`metric/NDCGScorer.java`, `DCGScorer.java`): gain `(1 << g) - 1` in Java int arithmetic
+    on `(int)` labels, log2, stable sort (ties in input order), ideal from the ranked list's labels sorted by label
+    or, with a `-qrel` file, from every judged document, labels rounded with `Math.rint`; a ranked list without any
+    relevant document scores 0, a run query without qrels too (with `-qrel`, a ranked list the file does not judge
+    takes its ideal from its own labels, `NDCGScorer.score`: all 0 here)."""
+    qrels = _flag('qrel_file', qrel_file)
+    return Convention(gain="int32_exponential", ties="input", normalization="grade_order" if qrels else "grade_order:of=retrieved",
+                      integer_grades=True, negative="zero", ideal_negatives="keep", ideal_grades="rint" if qrels else "as_ranked",
+                      unjudged_queries="zero", zero_idcg="zero", preset="ranklib")
 
-PRESET_NOTES["ranklib"] = ("RankLib's gain is a Java int shift (grade 31 wraps, 32 gives 0), its -qrel labels are rounded "
-                           "(Math.rint) not truncated, and a negative label crashes it.")
+PRESET_NOTES["ranklib"] = "A negative label crashes RankLib (an array index of -1 in DCGScorer.gain); ndcg_nb scores it 0."
 
 # %% ../nbs/12_presets.ipynb #c099199a
 def spark_mllib_preset(graded: bool = False) -> Convention:
     """Spark MLlib `RankingMetrics.ndcgAt` (`mllib/.../evaluation/RankingMetrics.scala`): binary gain over the relevant
-    set, or (`graded`) 2^g - 1, discount 1/ln(r+1), ideal from all ground truth; queries on either side alone score 0."""
-    return Convention(gain="exponential" if _flag('graded', graded) else "positive", ties="input", normalization="judged",
-                      negative="keep" if _flag('graded', graded) else "zero", missing_queries="zero", unjudged_queries="zero",
-                      zero_idcg="zero", preset="spark_mllib")
+    set, or (`graded`) 2^g - 1 with the ideal from all ground truth in the order given (not sorted: NDCG can exceed 1),
+    divided unless it is 0; discount 1/ln(r+1); queries on either side alone score 0."""
+    graded = _flag('graded', graded)
+    return Convention(gain="exponential" if graded else "positive", ties="input",
+                      normalization="given_order" if graded else "judged", negative="keep" if graded else "zero",
+                      ideal_negatives="keep" if graded else "drop", missing_queries="zero", unjudged_queries="zero",
+                      zero_idcg="signed" if graded else "zero", preset="spark_mllib")
 
-PRESET_NOTES["spark_mllib"] = ("graded ndcgAt does not sort its ideal (it walks the labels in the caller's order, and can exceed 1); "
-                               "ndcg_nb sorts it: same values only when the labels are given best first.")
+PRESET_NOTES["spark_mllib"] = ("graded ndcgAt takes the ground truth in the caller's order; ndcg_nb takes it in the qrels' order "
+                               "(file or dict order), so the two agree when the labels are passed as the qrels hold them.")
 
 # %% ../nbs/12_presets.ipynb #91ea6b89
 def recommenders_preset(score_type: str = "binary") -> Convention:
     """Microsoft Recommenders `python_evaluation.ndcg_at_k(score_type=...)`: `binary` (every judged row relevant),
     `raw` (the grade, negatives kept) or `exp` (2^g - 1); ideal from all the user's judged rows; ties in row order;
-    users missing from the predictions count 0; an IDCG-0 user is NaN, skipped by the mean."""
+    users missing from the predictions count 0; an IDCG-0 user is NaN, skipped by the mean, a negative IDCG divides;
+    0 when no user has a hit."""
     if score_type not in ("binary", "raw", "exp"):
         raise UsageError(f"recommenders score_type must be binary, raw or exp, got {score_type!r}")
     return Convention(gain="exponential" if score_type == "exp" else "linear", ties="input", normalization="judged",
                       judged_grade=1 if score_type == "binary" else None, negative="zero" if score_type == "binary" else "keep",
                       ideal_negatives="drop" if score_type == "binary" else "keep", missing_queries="zero",
-                      zero_idcg="skip", preset="recommenders")
+                      zero_idcg="signed_skip", no_hits="zero", preset="recommenders")
 
-PRESET_NOTES["recommenders"] = ("Recommenders scores 0 a user with no hit at all before dividing (ndcg_nb gives NaN-skipped "
-                                "only when IDCG is 0), and with relevancy_method='by_threshold' reads threshold as k.")
+PRESET_NOTES["recommenders"] = ("With relevancy_method='by_threshold' Recommenders reads threshold as k (give that depth); a user "
+                                "of IDCG 0 whose DCG is not 0 (a negative hit, k cutting a non-positive ideal) is -inf or inf "
+                                "there, left out by ndcg_nb.")
 
 # %% ../nbs/12_presets.ipynb #03b39901
 def recbole_preset() -> Convention:
@@ -343,7 +370,8 @@ def elliot_preset(threshold: float = 0) -> Convention:
                       negative="keep", unjudged_grade=float(threshold) - 1, zero_idcg="skip", preset="elliot")
 
 PRESET_NOTES["recbole"] = "RecBole rounds its means to 4 decimals (metric_decimal_place) and orders ties by torch.topk."
-PRESET_NOTES["elliot"] = "Elliot scores a user whose DCG is 0 with 0 even when the ideal is 0 too (ndcg_nb skips IDCG-0 users)."
+PRESET_NOTES["elliot"] = ("nothing known that it cannot reproduce; Elliot does not run here (it needs a full experiment "
+                          "configuration), so the census checks the preset against a transcription of its source.")
 
 # %% ../nbs/12_presets.ipynb #375c83bb
 def vespa_preset(graded: bool = False) -> Convention:

@@ -10,11 +10,12 @@ import dataclasses
 import numpy as np
 
 from .plugins import resolve_policy
-from .errors import PluginError
+from .errors import InputError, PluginError
 from .presets import Convention
+from .segments import positions_in_lists, segment_sum
 
 # %% auto #0
-__all__ = ['resolve_convention', 'apply_grade_rules']
+__all__ = ['resolve_convention', 'apply_grade_rules', 'run_only_scored', 'query_facts', 'apply_query_rules']
 
 # %% ../nbs/13_resolution.ipynb #7159a297
 def _preset_convention(preset) -> Convention:
@@ -43,18 +44,22 @@ def resolve_convention(preset="trec_eval", **overrides) -> Convention:
     return convention.replace(**provided) if provided else convention
 
 # %% ../nbs/13_resolution.ipynb #48f6eaa4
-def apply_grade_rules(grades, convention, negative: bool = True, judged=None) -> tuple[np.ndarray, np.ndarray | None]:
+def apply_grade_rules(grades, convention, negative: bool = True, judged=None,
+                      pool: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
     """`grades` as `convention` reads them (its `judged_grade`, `integer_grades`, `negative`, `min_grade` and
     `unjudged_grade` fields, in that order), and the mask of grades the negative rule set to 0 (None when it does
-    not apply); `negative=False` skips that rule. `judged`: which grades are judgments (None: all of them)."""
+    not apply); `negative=False` skips that rule. `judged`: which grades are judgments (None: all of them).
+    `pool`: the grades are the ideal's pool, rounded under `ideal_grades="rint"` instead of truncated."""
     grades = np.asarray(grades, dtype=float)
     judged = np.ones(grades.shape, dtype=bool) if judged is None else np.asarray(judged, dtype=bool)
     if getattr(convention, "judged_grade", None) is not None:
         grades = np.where(judged, float(convention.judged_grade), grades)
-    if convention.integer_grades:
+    if pool and getattr(convention, "ideal_grades", "as_ranked") == "rint":
+        grades = np.rint(grades)
+    elif convention.integer_grades:
         grades = np.trunc(grades)
     dropped = None
-    if negative and convention.negative == "zero":
+    if negative and convention.negative in ("zero", "drop"):
         dropped = grades < 0
         grades = np.where(dropped, 0.0, grades)
     if convention.min_grade is not None:
@@ -62,3 +67,49 @@ def apply_grade_rules(grades, convention, negative: bool = True, judged=None) ->
     if getattr(convention, "unjudged_grade", None) is not None:
         grades = np.where(judged, grades, float(convention.unjudged_grade))
     return grades, dropped
+
+# %% ../nbs/13_resolution.ipynb #e2a7c4d1
+def run_only_scored(run_only: np.ndarray, convention) -> tuple[np.ndarray, float]:
+    "The run's queries without judgments that `convention` scores, and their value; an `InputError` under 'raise'."
+    rule = convention.unjudged_queries
+    if rule == "raise" and len(run_only):
+        shown = ", ".join(repr(str(q)) for q in run_only[:5]) + (", ..." if len(run_only) > 5 else "")
+        raise InputError(f"{len(run_only)} query(s) of the run have no judgment ({shown}) and unjudged_queries='raise' "
+                         "(torchmetrics' empty_target_action='error'); choose unjudged_queries='skip', 'zero' or 'one'")
+    return (run_only if rule in ("zero", "one") else run_only[:0]), (1.0 if rule == "one" else 0.0)
+
+# %% ../nbs/13_resolution.ipynb #f3b8d5e2
+def query_facts(batch, judged: np.ndarray, k, convention, rows: np.ndarray | None = None) -> dict | None:
+    """Each judged query's sum of retrieved grades and its judged documents within depth `k` (None if no rule reads
+    them). `judged`: the judged flag of each ranked document, or of each line with `rows` the line of each."""
+    if convention.zero_grade_sum == "score" and convention.no_hits == "score":
+        return None
+    judged = np.asarray(judged, dtype=bool) if rows is None else np.asarray(judged, dtype=bool)[rows]
+    within = judged & (True if k is None else positions_in_lists(batch.offsets) < k)
+    return {"grade_sum": segment_sum(batch.grades, batch.offsets), "hits": segment_sum(within.astype(float), batch.offsets)}
+
+# %% ../nbs/13_resolution.ipynb #a4c9e6f3
+def _zero_grade_sum(values, in_mean, in_run, facts, convention, names, others: int):
+    "torchmetrics' empty-target rule on the judged queries of the run whose retrieved grades sum to 0."
+    rule, empty = convention.zero_grade_sum, in_run & (facts["grade_sum"] == 0)
+    if rule == "score" or not empty.any():
+        return values, in_mean
+    if rule == "raise":
+        shown = ", ".join(repr(str(q)) for q in names[empty][:5])
+        raise InputError(f"query(s) {shown} retrieved documents whose grades sum to 0 and zero_grade_sum='raise' "
+                         "(torchmetrics' empty_target_action='error'); choose zero_grade_sum='zero', 'one' or 'skip'")
+    if rule in ("zero", "one"):
+        return np.where(empty, 1.0 if rule == "one" else 0.0, values), in_mean | empty
+    in_mean = in_mean & ~empty
+    if not in_mean.any() and others == 0:           # torchmetrics: every query skipped gives 0.0
+        return np.where(empty, 0.0, values), empty
+    return values, in_mean
+
+def apply_query_rules(values, in_mean, counted, in_run, facts, convention, names, others: int = 0):
+    "The values and the aggregate's queries after `zero_grade_sum` and `no_hits` (unchanged when `facts` is None)."
+    if facts is None:
+        return values, in_mean
+    values, in_mean = _zero_grade_sum(values, in_mean, in_run, facts, convention, np.asarray(names, dtype=object), others)
+    if convention.no_hits == "zero" and not (in_run & (facts["hits"] > 0)).any():
+        return np.where(counted, 0.0, values), counted.copy()
+    return values, in_mean

@@ -24,8 +24,9 @@ from .judgments import (RANKING_FIELDS, judged_pool, judged_queries, join_run, n
 from .measures import Measure, parse_measure, parse_measures
 from .trec_measures import averaged_ndcg
 from .plugins import parse_policy_spec
+from .policies import SKIPPED_ZERO_IDCG
 from .presets import Convention
-from .resolution import resolve_convention
+from .resolution import apply_query_rules, query_facts, resolve_convention, run_only_scored
 from .runs import as_qrels_and_run
 
 # %% auto #0
@@ -228,7 +229,7 @@ def _query_values(dcg, low, high, in_run: np.ndarray, queries, convention: Conve
     values, undefined = ndcg_ratio(dcg - low, high - low, convention.zero_idcg, names=queries)
     counted = np.ones(len(queries), dtype=bool) if convention.missing_queries == "zero" else in_run
     values = np.where(~in_run, 0.0, values)
-    in_mean = counted & ~(undefined & (convention.zero_idcg == "skip"))
+    in_mean = counted & ~(undefined & (convention.zero_idcg in SKIPPED_ZERO_IDCG))
     return values, undefined, counted, in_mean
 
 # %% ../nbs/16_scoring.ipynb #41ef4f5a
@@ -272,24 +273,26 @@ def _weights_of(name: str, queries: np.ndarray, in_mean: np.ndarray, weights: di
     return found
 
 def measure_summary(name: str, queries: np.ndarray, dcg: np.ndarray, idcg: np.ndarray, low, high,
-                    in_run: np.ndarray, convention: Convention, *, unjudged=(), weights: dict | None = None
-                    ) -> tuple[pd.DataFrame, dict]:
+                    in_run: np.ndarray, convention: Convention, *, unjudged=(), weights: dict | None = None,
+                    facts: dict | None = None) -> tuple[pd.DataFrame, dict]:
     """One measure's per-query rows (`query, measure, value, dcg, idcg, status, counted`) and its summary row
     (`measure, value` and the counts), from every judged query's DCG, IDCG and normalization references, and the
-    run's `unjudged` queries (scored 0 under `unjudged_queries="zero"`). `weights`: query id -> weight, for a
-    weighted mean."""
+    run's `unjudged` queries (scored 0, or 1 under `unjudged_queries="one"`). `weights`: query id -> weight, for a
+    weighted mean. `facts`: what `zero_grade_sum` and `no_hits` read (`query_facts`)."""
     values, undefined, counted, in_mean = _query_values(dcg, low, high, in_run, queries, convention)
+    values, in_mean = apply_query_rules(values, in_mean, counted, in_run, facts, convention, queries, len(unjudged))
     status = np.where(~in_run, "missing_from_run", np.where(undefined, "zero_idcg", "ok"))
     extra, zeros, yes = len(unjudged), np.zeros(len(unjudged)), np.ones(len(unjudged), dtype=bool)
     queries, status = np.r_[queries, np.asarray(unjudged, dtype=object)], np.r_[status, ["missing_from_qrels"] * extra]
-    values, dcg, idcg = np.r_[values, zeros], np.r_[dcg, zeros], np.r_[idcg, zeros]
+    scored = np.full(extra, 1.0 if convention.unjudged_queries == "one" else 0.0)
+    values, dcg, idcg = np.r_[values, scored], np.r_[dcg, zeros], np.r_[idcg, zeros]
     undefined, counted, in_mean, in_run = np.r_[undefined, ~yes], np.r_[counted, yes], np.r_[in_mean, yes], np.r_[in_run, yes]
     rows = pd.DataFrame({"query": queries, "measure": name, "value": values, "dcg": dcg, "idcg": idcg,
                          "status": status, "counted": in_mean})
     row = _summary_row(name, values, undefined, counted, in_mean, in_run, convention,
                        _weights_of(name, queries, in_mean, weights))
-    if convention.unjudged_queries == "zero":
-        row["n_unjudged_scored_zero"] = extra
+    if convention.unjudged_queries in ("zero", "one"):
+        row[f"n_unjudged_scored_{convention.unjudged_queries}"] = extra
     return rows, row
 
 # %% ../nbs/16_scoring.ipynb #8963d185
@@ -354,8 +357,10 @@ def score_run(qrels, run, measures=("ndcg",), *, preset="trec_eval", progress=No
         conv = conventions[measure.overrides]
         dcg, idcg, low, high = (scores[measure.gains, measure.overrides][measure.k] if measure.kind == "ndcg"
                                 else _averaged_score(rankings, conv, measure.kind))
-        rows, row = measure_summary(measure.name, queries, dcg, idcg, low, high, rankings(conv)[0].in_run, conv,
-                                    unjudged=run_only if conv.unjudged_queries == "zero" else (), weights=weights)
+        joined, batch, _, lines = rankings(conv)
+        rows, row = measure_summary(measure.name, queries, dcg, idcg, low, high, joined.in_run, conv,
+                                    unjudged=run_only_scored(run_only, conv)[0], weights=weights,
+                                    facts=query_facts(batch, joined.judged, measure.k, conv, rows=lines))
         frames.append(rows)
         summary.append(row)
         bar.step(measure.name)

@@ -17,6 +17,7 @@ from .segments import list_ids, offsets_from_lengths, positions_in_lists, run_me
 from .errors import InputError, InputTypeError, UsageError
 from .resolution import apply_grade_rules, resolve_convention
 from .plugins import BoundPolicy, resolve_policy
+from .policies import SKIPPED_ZERO_IDCG
 from .presets import Convention
 
 # %% auto #0
@@ -84,6 +85,12 @@ def _check_for_training(convention: Convention, ties: str):
         raise UsageError(f"ties={ties!r} cannot be used while training{why}; choose one of {', '.join(TIE_RULES)}")
     if convention.max_docs is not None:
         raise UsageError(f"max_docs={convention.max_docs} is not supported while training: cut the ranking with k")
+    if convention.negative == "drop":
+        raise UsageError("negative='drop' (TF-Ranking's padding) is not supported while training: every row of a group "
+                         "is scored; use negative='zero' or 'keep' (preset tf_ranking:mask=true)")
+    if convention.zero_grade_sum != "score":
+        raise UsageError(f"zero_grade_sum={convention.zero_grade_sum!r} is not supported while training; use "
+                         "zero_grade_sum='score' (preset torchmetrics:functional=true)")
 
 # %% ../nbs/23_training.ipynb #1a2b3c04
 def training_policies(preset=None, **choices) -> TrainingPolicies:
@@ -235,7 +242,7 @@ class QueryGroups:
 
     def mean(self, per_group: np.ndarray, undefined: np.ndarray) -> float:
         "The mean over groups (weighted by group weights if any), as `ndcg_dataset` counts groups with IDCG <= 0."
-        return _group_mean(per_group, undefined, self.weights, self.undefined_weight, self.policies.zero_idcg == "skip")
+        return _group_mean(per_group, undefined, self.weights, self.undefined_weight, self.policies.zero_idcg in SKIPPED_ZERO_IDCG)
 
 # %% ../nbs/23_training.ipynb #3c4d5e01
 def _checked_scores(scores, groups: QueryGroups) -> np.ndarray:

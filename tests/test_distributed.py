@@ -32,9 +32,9 @@ ALL_PRESETS = sorted(policies_of("preset"))
 
 
 def _partitions_carry(preset) -> bool:
-    "Whether the distributed engines carry the preset's convention (they refuse unjudged_queries='zero' and medians)."
+    "Whether the distributed engines carry the preset's convention (they refuse the rules that look at every query)."
     convention = resolve_convention(preset)
-    return convention.unjudged_queries == "skip" and convention.aggregation == "mean"
+    return convention.aggregation == "mean" and convention.zero_grade_sum != "skip" and convention.no_hits != "zero"
 
 
 PRESETS = [p for p in ALL_PRESETS if _partitions_carry(p)]
@@ -124,6 +124,11 @@ def test_generated_ties_every_preset(client, preset):
     {"normalization": "minmax"}, {"gain": "exponential", "discount": "ln"}, 
     {"truncation": "pad:fill=0", "measures": ["ndcg_cut.3,7", "nDCG@2"]},   # 'pad' and 'full' need a depth
     {"normalization": "full", "measures": ["ndcg_cut.3,7", "nDCG@2"]},
+    {"unjudged_queries": "zero"}, {"unjudged_queries": "one", "zero_idcg": "one"},           # issue 19: query by query
+    {"negative": "drop", "normalization": "retrieved"}, {"zero_grade_sum": "one", "negative": "keep"},
+    {"zero_idcg": "signed_skip", "negative": "keep", "ideal_negatives": "keep"},
+    {"normalization": "given_order", "ideal_negatives": "keep", "gain": "exponential"},
+    {"gain": "int32_exponential", "normalization": "grade_order", "ideal_grades": "rint", "ideal_negatives": "keep"},
 ])
 def test_generated_conventions(client, overrides):
     qrels, run = generated(seed=1)
@@ -138,6 +143,23 @@ def test_partitions_without_run_queries(client):
     for options in ({}, {"missing_queries": "zero"}):
         ours, _ = same(qrels, run, ["ndcg", "ndcg_cut.1"], npartitions=10, **options)
     assert ours.aggregate["n_missing_scored_zero"].tolist() == [29, 29]
+
+
+@pytest.mark.parametrize("overrides, refused", [
+    ({"zero_grade_sum": "skip"}, "zero_grade_sum='skip' is not supported"),
+    ({"no_hits": "zero"}, "no_hits='zero' is not supported"),
+    ({"aggregation": "max"}, "aggregation='max' is not supported"),
+])
+def test_rules_on_every_query_refused(client, overrides, refused):
+    "Issue 19: the rules that look at every query at once are refused with what to do instead, on Dask and Spark alike."
+    with pytest.raises(Exception, match=refused):
+        evaluate(SAMPLE_QRELS, SAMPLE_RUN, ["ndcg"], **overrides)
+
+
+def test_unjudged_queries_raise_on_workers(client):
+    "unjudged_queries='raise' fails on the worker that holds a run query without judgments, as in memory."
+    with pytest.raises(Exception, match="have no judgment"):
+        evaluate(SAMPLE_QRELS, SAMPLE_RUN, ["ndcg"], unjudged_queries="raise", npartitions=3)
 
 
 def test_no_common_query(client):
@@ -276,7 +298,7 @@ def test_spark_same_numbers(spark):
     qrels, run = generated(seed=2, n_queries=80)
     spark_qrels, spark_run = spark.createDataFrame(qrels), spark.createDataFrame(run)
     for preset, options in (("trec_eval", {"missing_queries": "zero"}), ("sklearn", {}), ("lightgbm", {}),
-                            ("trec_eval", {"ties": "input"})):
+                            ("trec_eval", {"ties": "input"}), ("torchmetrics", {})):
         ours = evaluate_spark(spark_qrels, spark_run, MEASURES, preset=preset, **options)
         assert_same(ours, evaluate_in_memory(qrels, run, MEASURES, preset=preset, progress=False, **options))
     import ndcg_nb          # the top-level evaluate sends PySpark DataFrames to evaluate_spark

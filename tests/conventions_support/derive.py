@@ -178,7 +178,7 @@ CITE = {
  "elliot": "sisinflab/elliot@fc27efed elliot/evaluation/metrics/accuracy/ndcg/ndcg.py, evaluation/relevance/relevance.py",
  "vespa": "vespa-engine/pyvespa@42b584a5 vespa/evaluation/_base.py VespaEvaluator._compute_metrics/_dcg_at_k (k default 10)",
  "elasticsearch": "elastic/elasticsearch modules/rank-eval/.../DiscountedCumulativeGain.java evaluate/computeDCG (k default 10)",
- "ranklib": "codelibs/ranklib@e43f605f metric/NDCGScorer.java, DCGScorer.java, utilities/MergeSorter.java",
+ "ranklib": "codelibs/ranklib@e43f605f metric/NDCGScorer.java, DCGScorer.java, utilities/MergeSorter.java (with -qrel, a ranked list the file does not judge takes its ideal from its own labels, NDCGScorer.score: 0 for a run query without qrels)",
  "trec_eval_ndcg_p": "usnistgov/trec_eval@f4253652 m_ndcg_p.c te_calc_ndcg_p (source only, not built)",
 }
 tools = {
@@ -188,7 +188,7 @@ tools = {
  "elliot": {"nDCG_threshold0_default": lambda c: elliot_case(c, 0), "nDCG_threshold1": lambda c: elliot_case(c, 1)},
  "vespa": {"VespaEvaluator_graded": lambda c: vespa_case(c, True), "VespaEvaluator_binary_sets": lambda c: vespa_case(c, False)},
  "elasticsearch": {"dcg_normalize": plain(es_ndcg, False), "dcg_normalize_unknown0": plain(es_ndcg, False, unknown=0)},
- "ranklib": {"NDCG": plain(ranklib_ndcg, False), "NDCG_with_qrel_file": plain(ranklib_ndcg, True, external_qrels=True)},
+ "ranklib": {"NDCG": plain(ranklib_ndcg, False), "NDCG_with_qrel_file": plain(ranklib_ndcg, False, external_qrels=True)},
  "trec_eval_ndcg_p": {"ndcg_p": plain(trec_ndcg_p)},
 }
 if __name__ == "__main__":
