@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import os
@@ -27,6 +28,7 @@ from .plugins import parse_value, list_plugins, parse_policy_spec, resolve_polic
 from .policies import ZERO_IDCG_POLICIES
 from .presets import CONVENTION_CHOICES, Convention
 from .runs import QRELS_DUPLICATES
+from .significance import BOOTSTRAP_METHODS, P_VALUES
 from .template import new_plugin
 from .testing import check_plugin
 
@@ -60,6 +62,18 @@ def _policy_options(parser: argparse.ArgumentParser):
     parser.add_argument("--zero-idcg", default="zero", choices=ZERO_IDCG_POLICIES,
                         help="what a list with IDCG <= 0 scores (default: zero)")
 
+# %% ../nbs/27_cli.ipynb #605309f2
+_POLICY_FIELDS = ("gain", "discount", "truncation", "normalization", "zero_idcg")
+
+def _convention_policy_options(parser: argparse.ArgumentParser):
+    "`score`'s policy options for `eval` and `compare`: each replaces the preset's choice (read by `_policy_flags`)."
+    parser.add_argument("--gain", help="gain policy instead of the preset's, e.g. exponential or table:table=0,1,3,7")
+    parser.add_argument("--discount", help="discount policy instead of the preset's, e.g. ln or log:base=10")
+    parser.add_argument("--truncation", help="truncation policy instead of the preset's, e.g. pad:fill=0")
+    parser.add_argument("--normalization", help="normalization policy instead of the preset's, e.g. retrieved or minmax")
+    parser.add_argument("--zero-idcg", choices=ZERO_IDCG_POLICIES,
+                        help="what a query with IDCG <= 0 scores, instead of the preset's choice")
+
 # %% ../nbs/27_cli.ipynb #2d6b8e40
 def _convention_options(parser: argparse.ArgumentParser):
     "The options that choose the convention of an evaluation (read back by `_convention_overrides`)."
@@ -73,6 +87,7 @@ def _convention_options(parser: argparse.ArgumentParser):
     parser.add_argument("--set", action="append", metavar="FIELD=VALUE",
                         help="override any convention field, e.g. --set ties=average --set normalization=retrieved "
                              "--set truncation=pad:fill=-1")
+    _convention_policy_options(parser)
 
 # %% ../nbs/27_cli.ipynb #4a7f3c94
 def _true_or_false(key: str, value: str) -> bool:
@@ -132,8 +147,20 @@ def _set_overrides(assignments) -> dict:
         overrides[key] = _field_value(key, value)
     return overrides
 
+def _policy_flags(args, overrides: dict) -> dict:
+    "`overrides` with the fields that `--gain`, `--discount`, ... give; `--set` giving one another value is an error."
+    for field in _POLICY_FIELDS:
+        value = getattr(args, field, None)
+        if value is None:
+            continue
+        if field in overrides and overrides[field] != value:
+            raise UsageError(f"--{field.replace('_', '-')} {value} and --set {field}={overrides[field]} disagree: "
+                             "give one of them")
+        overrides[field] = value
+    return overrides
+
 def _convention_overrides(args) -> dict:
-    overrides = _set_overrides(args.set)
+    overrides = _policy_flags(args, _set_overrides(args.set))
     if args.complete:
         overrides["missing_queries"] = "zero"
     if args.judged_only:
@@ -197,10 +224,31 @@ def _check_dask_options(args):
         raise UsageError("--dask evaluates one run; --bounds and several runs are in-memory only")
 
 def _on_dask(args, measures: list, overrides: dict):
-    from ndcg_nb.distributed import evaluate_on_dask      # needs the dask extra; says so if missing
-    return evaluate_on_dask(args.dask, args.qrels, args.run[0], measures, preset=args.preset,
-                            per_query=args.per_query, npartitions=args.partitions,
-                            write_per_query=args.write_per_query, **overrides)
+    with _dask_logs_off() if args.quiet else contextlib.nullcontext():
+        from ndcg_nb.distributed import evaluate_on_dask      # needs the dask extra; says so if missing
+        return evaluate_on_dask(args.dask, args.qrels, args.run[0], measures, preset=args.preset,
+                                per_query=args.per_query, npartitions=args.partitions,
+                                write_per_query=args.write_per_query, **overrides)
+
+# %% ../nbs/27_cli.ipynb #b86603fa
+_DASK_LOG_VARIABLE = "DASK_LOGGING__DISTRIBUTED"     # Dask's config `logging.distributed`, read by new processes
+
+@contextlib.contextmanager
+def _dask_logs_off():
+    "Within: `distributed`'s loggers report errors only, here and in worker processes started meanwhile."
+    import logging
+    logger, before = logging.getLogger("distributed"), os.environ.get(_DASK_LOG_VARIABLE)
+    level = logger.level
+    os.environ[_DASK_LOG_VARIABLE] = "error"
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+        if before is None:
+            os.environ.pop(_DASK_LOG_VARIABLE, None)
+        else:
+            os.environ[_DASK_LOG_VARIABLE] = before
 
 # %% ../nbs/27_cli.ipynb #9b4f7287
 def _bounds_text(args, measures: list, overrides: dict) -> str:
@@ -275,7 +323,7 @@ def _eval_command(commands):
     _convention_options(evaluation)
     _qrels_duplicates_option(evaluation)
     evaluation.add_argument("--format", choices=("trec", "json", "csv"), default="trec")
-    evaluation.add_argument("--quiet", action="store_true", help="no progress bar")
+    evaluation.add_argument("--quiet", action="store_true", help="no progress bar, and with --dask no Dask log lines")
     _dask_options(evaluation)
     evaluation.add_argument("--bounds", action="store_true",
                             help="beside each mean (each query with -q): tie bounds, unjudged as 0 and as the top "
@@ -283,12 +331,20 @@ def _eval_command(commands):
     evaluation.set_defaults(run_command=_eval)
 
 # %% ../nbs/27_cli.ipynb #9f4d2c21
+def _bootstrap_method(args) -> str:
+    "The bootstrap interval asked for; by default BCa, or the percentile interval when the p-value inverts it."
+    if args.p_value == "interval" and args.bootstrap_method == "bca":
+        raise UsageError("--p-value interval inverts the percentile or basic interval; BCa moves its levels with the "
+                         "data and has no p-value that agrees with it: use --bootstrap-method percentile or basic")
+    return args.bootstrap_method or ("percentile" if args.p_value == "interval" else "bca")
+
 def _compare(args) -> str:
     return compare_report(args.qrels, args.runs, args.measure or ["ndcg", "ndcg_cut_10"], format=args.format,
                           baseline=args.baseline, tests=args.test or TESTS, permutations=args.permutations,
                           resamples=args.resamples, seed=args.seed,
                           correction=None if args.correction == "none" else args.correction, family=args.family,
-                          alpha=args.alpha, confidence=args.confidence, plot=args.plot, preset=args.preset,
+                          alpha=args.alpha, confidence=args.confidence, bootstrap_method=_bootstrap_method(args),
+                          bootstrap_p_value=args.p_value, plot=args.plot, preset=args.preset,
                           overrides=_convention_overrides(args), qrels_duplicates=args.qrels_duplicates)
 
 def _test_options(comparison: argparse.ArgumentParser):
@@ -303,6 +359,12 @@ def _test_options(comparison: argparse.ArgumentParser):
                             help="correct over the runs of one test and measure, or of one test over all measures")
     comparison.add_argument("--alpha", type=float, default=0.05)
     comparison.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals")
+    comparison.add_argument("--bootstrap-method", choices=BOOTSTRAP_METHODS, default=None,
+                            help="the bootstrap interval (default: bca; percentile with --p-value interval)")
+    comparison.add_argument("--p-value", choices=P_VALUES, default="studentized",
+                            help="the bootstrap test's p-value: studentized (a shift test on the same resamples, "
+                                 "default) or interval (inverts the percentile or basic interval: p < 1 - confidence "
+                                 "exactly when the interval excludes 0)")
 
 # %% ../nbs/27_cli.ipynb #0a5e3d32
 def _compare_command(commands):
@@ -458,13 +520,13 @@ def _swap_hint(args) -> str:
     qrels, runs = getattr(args, "qrels", None), getattr(args, "run", None) or getattr(args, "runs", None)
     if qrels is None or not runs:
         return ""
-    order = f"`ndcg-nb {args.command}` takes the qrels first, then the run"
-    if _first_fields(qrels) == 6:
-        return f"; {qrels} looks like a run (6 fields: query Q0 doc rank score tag): {order}. Are they swapped?"
-    for run in [runs] if isinstance(runs, str) else runs:
-        if _first_fields(run) == 4:
-            return f"; {run} looks like qrels (4 fields: query iter doc relevance): {order}. Are they swapped?"
-    return ""
+    looks = ([f"{qrels} looks like a run (6 fields: query Q0 doc rank score tag)"] if _first_fields(qrels) == 6 else [])
+    looks += [f"{run} looks like qrels (4 fields: query iter doc relevance)"
+              for run in ([runs] if isinstance(runs, str) else runs) if _first_fields(run) == 4][:1]
+    if not looks:
+        return ""
+    return (f"; did you swap qrels and run? {' and '.join(looks)}: `ndcg-nb {args.command}` takes the qrels first, "
+            "then the run")
 
 # %% ../nbs/27_cli.ipynb #bec210a8
 def _print_output(text: str) -> int:

@@ -217,14 +217,15 @@ def test_query_all_elsewhere(capsys, query_all):
 def test_swapped_arguments_hint(capsys):
     code, _, err = run_cli(capsys, "eval", SAMPLE_RUN, SAMPLE_QRELS)
     assert code == 1
-    assert (f"{SAMPLE_RUN} looks like a run (6 fields: query Q0 doc rank score tag): `ndcg-nb eval` takes the "
-            "qrels first, then the run. Are they swapped?") in err
+    assert (f"did you swap qrels and run? {SAMPLE_RUN} looks like a run (6 fields: query Q0 doc rank score tag) and "
+            f"{SAMPLE_QRELS} looks like qrels (4 fields: query iter doc relevance): `ndcg-nb eval` takes the qrels "
+            "first, then the run") in err
     assert len(err.splitlines()) == 1
 
 
 def test_swapped_arguments_hint_in_compare(capsys, tmp_path):
     code, _, err = run_cli(capsys, "compare", SAMPLE_RUN, SAMPLE_QRELS, SAMPLE_QRELS)
-    assert code == 1 and "Are they swapped?" in err
+    assert code == 1 and "did you swap qrels and run?" in err
 
 
 def test_run_given_as_qrels(capsys, tmp_path):
@@ -232,11 +233,11 @@ def test_run_given_as_qrels(capsys, tmp_path):
     code, _, err = run_cli(capsys, "eval", SAMPLE_RUN, SAMPLE_RUN)
     if code == 0:
         pytest.xfail("the qrels reader still takes 6-field lines (issue 22, owned by the reader's developer)")
-    assert code == 1 and "Are they swapped?" in err
+    assert code == 1 and "did you swap qrels and run?" in err
 
 
 def test_no_hint_when_the_order_is_right(capsys, tmp_path):
     bad = tmp_path / "bad.run"
     bad.write_text("101 Q0 DOC-101-00 1 nan tag\n")
     code, _, err = run_cli(capsys, "eval", SAMPLE_QRELS, bad)
-    assert code == 1 and "swapped" not in err
+    assert code == 1 and "did you swap" not in err
