@@ -292,18 +292,35 @@ def _evaluation_text(result, args) -> str:
     return result.to_trec(per_query=args.per_query)
 
 # %% ../nbs/27_cli.ipynb #4a9ec7dc
+_API_ADVICE = re.compile(r" \(or pass ir_measures\.[^)]*\), or set missing_queries='zero'$")   # Python's words
+
+def _print_notes(result, measures: list, args):
+    "The notes an ir_measures user needs (`evaluation.measure_notes`), one line each on standard error, unless --quiet."
+    from ndcg_nb.compare import RunsEvaluation
+    from ndcg_nb.evaluation import measure_notes
+    if args.quiet:
+        return
+    several = result.evaluations if isinstance(result, RunsEvaluation) else {None: result}
+    for run, evaluation in several.items():
+        for note in measure_notes(evaluation, measures):
+            note = _API_ADVICE.sub(", or add -c", note)             # the command line's
+            print(f"ndcg-nb: note: {'' if run is None else f'run {run}: '}{note}", file=sys.stderr)
+
 def _eval(args) -> str:
     from ndcg_nb.evaluation import evaluate
     measures, overrides = args.measure or ["ndcg", "ndcg_cut"], _convention_overrides(args)
     _check_dask_options(args)
     overrides["qrels_duplicates"] = args.qrels_duplicates    # not a convention field, but every engine takes it
-    if args.dask:
-        return _evaluation_text(_on_dask(args, measures, overrides), args)
     if args.bounds:
         return _bounds_text(args, measures, overrides)
-    runs = args.run if len(args.run) > 1 else args.run[0]
-    return _evaluation_text(evaluate(args.qrels, runs, measures, preset=args.preset,
-                                     progress=False if args.quiet else None, **overrides), args)
+    if args.dask:
+        result = _on_dask(args, measures, overrides)
+    else:
+        runs = args.run if len(args.run) > 1 else args.run[0]
+        result = evaluate(args.qrels, runs, measures, preset=args.preset, progress=False if args.quiet else None,
+                          **overrides)
+    _print_notes(result, measures, args)
+    return _evaluation_text(result, args)
 
 # %% ../nbs/27_cli.ipynb #6c1ae9fe
 def _qrels_duplicates_option(parser: argparse.ArgumentParser):
@@ -337,7 +354,7 @@ def _eval_command(commands):
     _convention_options(evaluation)
     _qrels_duplicates_option(evaluation)
     evaluation.add_argument("--format", choices=("trec", "json", "csv"), default="trec")
-    evaluation.add_argument("--quiet", action="store_true", help="no progress bar, and with --dask no Dask log lines")
+    evaluation.add_argument("--quiet", action="store_true", help="no progress bar and no notes, and with --dask no Dask log lines")
     _dask_options(evaluation)
     evaluation.add_argument("--bounds", action="store_true",
                             help="beside each mean (each query with -q): tie bounds, unjudged as 0 and as the top "
