@@ -107,6 +107,7 @@ def _field_types() -> dict:
     import dataclasses
     from ndcg_nb.presets import Convention
     return {field.name: field.type for field in dataclasses.fields(Convention)} | {"ideal": "str"}
+
 _OTHER_OPTIONS = {"bounds": "use --bounds", "progress": "the progress bar is turned off with --quiet",
                   "qrels_duplicates": "use --qrels-duplicates", "complete": "use -c", "judged_only": "use -J",
                   "per_query": "use -q", "measure": "use -m", "measures": "use -m", "format": "use --format"}
@@ -270,13 +271,13 @@ def _bounds_text(args, measures: list, overrides: dict) -> str:
 
 # %% ../nbs/27_cli.ipynb #1d6b94a9
 def _runs_text(several: RunsEvaluation, args) -> str:
+    import pandas as pd
     if args.format == "trec":
         return "\n".join(f"{'runid':<22s}\tall\t{name}\n" + e.to_trec(per_query=args.per_query)
                          for name, e in several.evaluations.items())
     if args.format == "csv":
         frames = [(e.per_query if args.per_query else e.aggregate).assign(run=name)
                   for name, e in several.evaluations.items()]
-        import pandas as pd
         return pd.concat(frames, ignore_index=True).to_csv(index=False).rstrip("\n")
     return json.dumps({name: json.loads(e.to_json(per_query=args.per_query))
                        for name, e in several.evaluations.items()}, indent=2)
@@ -354,7 +355,8 @@ def _eval_command(commands):
     _convention_options(evaluation)
     _qrels_duplicates_option(evaluation)
     evaluation.add_argument("--format", choices=("trec", "json", "csv"), default="trec")
-    evaluation.add_argument("--quiet", action="store_true", help="no progress bar and no notes, and with --dask no Dask log lines")
+    evaluation.add_argument("--quiet", action="store_true",
+                            help="no progress bar and no notes, and with --dask no Dask log lines")
     _dask_options(evaluation)
     evaluation.add_argument("--bounds", action="store_true",
                             help="beside each mean (each query with -q): tie bounds, unjudged as 0 and as the top "

@@ -126,6 +126,8 @@ def execute_and_process(task: tuple[str, str, list[str]]) -> str | None:
     # prints a warning into the page and the site would no longer be the same on every machine
     os.environ.setdefault("DASK_DISTRIBUTED__SCHEDULER__DASHBOARD__ADDRESS", ":0")
     sys.path.insert(0, str(ROOT))  # as nbdev's runner does: this checkout's package, whatever is installed
+    # and in the processes a notebook starts (a plugin guide's `python -c`), not the installed one
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     warnings.filterwarnings("ignore", message="Found cells containing imports and other code")
     from execnb.nbio import read_nb, write_nb
     from execnb.shell import CaptureShell
