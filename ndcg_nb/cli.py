@@ -6,32 +6,33 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
+import contextlib
+import functools
 import json
 import os
 import re
 import signal
 import sys
 import zlib
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .errors import InputError, NdcgError, UsageError
-from .compare import TESTS, RunsEvaluation
-from .reports import RENDER_FORMATS, bounds_report, compare_report, explain_presets_report
-from .evaluation import evaluate
-from .scoring import json_value
-from .explain import explain
-from .plugins import parse_value, list_plugins, parse_policy_spec, resolve_policy
-from .policies import ZERO_IDCG_POLICIES
-from .presets import CONVENTION_CHOICES, Convention
-from .runs import QRELS_DUPLICATES
-from .template import new_plugin
-from .testing import check_plugin
+
+if TYPE_CHECKING:                  # for the annotations only: the handlers import these when they run
+    import pandas as pd
+    from ndcg_nb.compare import RunsEvaluation
 
 # %% auto #0
 __all__ = ['build_parser', 'main']
+
+# %% ../nbs/27_cli.ipynb #cf8cc33f
+_ZERO_IDCG_POLICIES = ("zero", "one", "skip", "nan", "raise", "signed")   # policies.ZERO_IDCG_POLICIES
+_QRELS_DUPLICATES = ("error", "first", "last", "max")                    # runs.QRELS_DUPLICATES
+_TESTS = ("t", "randomization", "bootstrap")                             # compare.TESTS
+_BOOTSTRAP_METHODS = ("percentile", "basic", "bca")                      # significance.BOOTSTRAP_METHODS
+_P_VALUES = ("studentized", "interval")                                  # significance.P_VALUES
+_RENDER_FORMATS = ("text", "markdown", "latex", "csv", "json")           # reports.RENDER_FORMATS
 
 # %% ../nbs/27_cli.ipynb #d86c3165
 def _whole(least: int):
@@ -57,8 +58,20 @@ def _policy_options(parser: argparse.ArgumentParser):
     parser.add_argument("--gain", default="linear", help="gain policy, e.g. exponential or table:table=0,1,3,7")
     parser.add_argument("--discount", default="log2", help="discount policy, e.g. ln or log:base=10")
     parser.add_argument("--truncation", default="cut", help="truncation policy, e.g. pad:fill=0")
-    parser.add_argument("--zero-idcg", default="zero", choices=ZERO_IDCG_POLICIES,
+    parser.add_argument("--zero-idcg", default="zero", choices=_ZERO_IDCG_POLICIES,
                         help="what a list with IDCG <= 0 scores (default: zero)")
+
+# %% ../nbs/27_cli.ipynb #605309f2
+_POLICY_FIELDS = ("gain", "discount", "truncation", "normalization", "zero_idcg")
+
+def _convention_policy_options(parser: argparse.ArgumentParser):
+    "`score`'s policy options for `eval` and `compare`: each replaces the preset's choice (read by `_policy_flags`)."
+    parser.add_argument("--gain", help="gain policy instead of the preset's, e.g. exponential or table:table=0,1,3,7")
+    parser.add_argument("--discount", help="discount policy instead of the preset's, e.g. ln or log:base=10")
+    parser.add_argument("--truncation", help="truncation policy instead of the preset's, e.g. pad:fill=0")
+    parser.add_argument("--normalization", help="normalization policy instead of the preset's, e.g. retrieved or minmax")
+    parser.add_argument("--zero-idcg", choices=_ZERO_IDCG_POLICIES,
+                        help="what a query with IDCG <= 0 scores, instead of the preset's choice")
 
 # %% ../nbs/27_cli.ipynb #2d6b8e40
 def _convention_options(parser: argparse.ArgumentParser):
@@ -73,6 +86,7 @@ def _convention_options(parser: argparse.ArgumentParser):
     parser.add_argument("--set", action="append", metavar="FIELD=VALUE",
                         help="override any convention field, e.g. --set ties=average --set normalization=retrieved "
                              "--set truncation=pad:fill=-1")
+    _convention_policy_options(parser)
 
 # %% ../nbs/27_cli.ipynb #4a7f3c94
 def _true_or_false(key: str, value: str) -> bool:
@@ -87,7 +101,13 @@ def _number(key: str, value: str, kind: type, rule: str):
         raise UsageError(f"--set {key}={value}: {key} must be {rule}") from None
 
 # %% ../nbs/27_cli.ipynb #907bb60d
-_FIELD_TYPES = {field.name: field.type for field in dataclasses.fields(Convention)} | {"ideal": "str"}
+@functools.cache
+def _field_types() -> dict:
+    "Each convention field's type, and `ideal`, the old name of `normalization`."
+    import dataclasses
+    from ndcg_nb.presets import Convention
+    return {field.name: field.type for field in dataclasses.fields(Convention)} | {"ideal": "str"}
+
 _OTHER_OPTIONS = {"bounds": "use --bounds", "progress": "the progress bar is turned off with --quiet",
                   "qrels_duplicates": "use --qrels-duplicates", "complete": "use -c", "judged_only": "use -J",
                   "per_query": "use -q", "measure": "use -m", "measures": "use -m", "format": "use --format"}
@@ -99,20 +119,22 @@ def _not_a_field(key: str, value: str) -> str:
     if key in _OTHER_OPTIONS:
         return f"--set {key}={value}: {key} is not a convention field; {_OTHER_OPTIONS[key]}"
     return (f"--set {key}={value}: unknown convention field {key!r}; fields: "
-            f"{', '.join(name for name in _FIELD_TYPES if name not in ('preset', 'ideal'))}")
+            f"{', '.join(name for name in _field_types() if name not in ('preset', 'ideal'))}")
 
 # %% ../nbs/27_cli.ipynb #7e2a9b16
 _SPEC_FIELDS = ("gain", "discount", "truncation", "normalization", "ideal")   # policy specs, e.g. table:table=0,1,3,7
 
 def _field_value(key: str, value: str):
     "The value of `--set KEY=VALUE` as the convention field wants it."
-    if key == "preset" or key not in _FIELD_TYPES:
+    from ndcg_nb.plugins import parse_value
+    from ndcg_nb.presets import CONVENTION_CHOICES
+    if key == "preset" or key not in _field_types():
         raise UsageError(_not_a_field(key, value))
     if key in _SPEC_FIELDS or key in CONVENTION_CHOICES:
         return value
     if value in ("None", "none", ""):
         return None
-    if _FIELD_TYPES[key] in (bool, "bool"):
+    if _field_types()[key] in (bool, "bool"):
         return _true_or_false(key, value)
     if key == "max_docs":
         return _number(key, value, int, "a positive integer")
@@ -132,8 +154,20 @@ def _set_overrides(assignments) -> dict:
         overrides[key] = _field_value(key, value)
     return overrides
 
+def _policy_flags(args, overrides: dict) -> dict:
+    "`overrides` with the fields that `--gain`, `--discount`, ... give; `--set` giving one another value is an error."
+    for field in _POLICY_FIELDS:
+        value = getattr(args, field, None)
+        if value is None:
+            continue
+        if field in overrides and overrides[field] != value:
+            raise UsageError(f"--{field.replace('_', '-')} {value} and --set {field}={overrides[field]} disagree: "
+                             "give one of them")
+        overrides[field] = value
+    return overrides
+
 def _convention_overrides(args) -> dict:
-    overrides = _set_overrides(args.set)
+    overrides = _policy_flags(args, _set_overrides(args.set))
     if args.complete:
         overrides["missing_queries"] = "zero"
     if args.judged_only:
@@ -145,17 +179,20 @@ def _convention_overrides(args) -> dict:
 # %% ../nbs/27_cli.ipynb #0e3c6a7c
 def _score_result(args, table: pd.DataFrame) -> dict:
     "The depth, the label of each policy and the list's DCG, ideal DCG and NDCG (the table's last row)."
+    from ndcg_nb.plugins import resolve_policy
     last = table.iloc[-1] if len(table) else None
     labels = {kind: resolve_policy(kind, getattr(args, kind)).label for kind in ("gain", "discount", "truncation")}
     return {"k": args.k, **labels, "dcg": float(last.dcg), "idcg": float(last.idcg), "ndcg": float(last.ndcg)}
 
 def _score_json(table: pd.DataFrame, result: dict) -> str:
+    from ndcg_nb.scoring import json_value
     ranks = table.astype(object).where(table.notna(), None).to_dict(orient="records")
     return json.dumps({**{key: json_value(value) for key, value in result.items()}, "ranks": ranks}, indent=2,
                       allow_nan=False)
 
 # %% ../nbs/27_cli.ipynb #1c6f9d0f
 def _score_table(table: pd.DataFrame, result: dict, items_given: bool) -> str:
+    import pandas as pd
     shown = table.drop(columns=[c for c in ("item", "ideal_item") if not items_given])
     shown = shown.astype({c: object for c in ("item", "ideal_item") if c in shown}).fillna(
         {c: "" for c in ("item", "ideal_item") if c in shown})
@@ -168,6 +205,7 @@ def _score_table(table: pd.DataFrame, result: dict, items_given: bool) -> str:
 
 # %% ../nbs/27_cli.ipynb #3b8f1c21
 def _score(args) -> str:
+    from ndcg_nb.explain import explain
     table = explain(args.grades, args.k, items=args.items, ideal=args.ideal, gain=args.gain,
                     discount=args.discount, truncation=args.truncation, zero_idcg=args.zero_idcg)
     result = _score_result(args, table)
@@ -197,13 +235,35 @@ def _check_dask_options(args):
         raise UsageError("--dask evaluates one run; --bounds and several runs are in-memory only")
 
 def _on_dask(args, measures: list, overrides: dict):
-    from ndcg_nb.distributed import evaluate_on_dask      # needs the dask extra; says so if missing
-    return evaluate_on_dask(args.dask, args.qrels, args.run[0], measures, preset=args.preset,
-                            per_query=args.per_query, npartitions=args.partitions,
-                            write_per_query=args.write_per_query, **overrides)
+    with _dask_logs_off() if args.quiet else contextlib.nullcontext():
+        from ndcg_nb.distributed import evaluate_on_dask      # needs the dask extra; says so if missing
+        return evaluate_on_dask(args.dask, args.qrels, args.run[0], measures, preset=args.preset,
+                                per_query=args.per_query, npartitions=args.partitions,
+                                write_per_query=args.write_per_query, **overrides)
+
+# %% ../nbs/27_cli.ipynb #b86603fa
+_DASK_LOG_VARIABLE = "DASK_LOGGING__DISTRIBUTED"     # Dask's config `logging.distributed`, read by new processes
+
+@contextlib.contextmanager
+def _dask_logs_off():
+    "Within: `distributed`'s loggers report errors only, here and in worker processes started meanwhile."
+    import logging
+    logger, before = logging.getLogger("distributed"), os.environ.get(_DASK_LOG_VARIABLE)
+    level = logger.level
+    os.environ[_DASK_LOG_VARIABLE] = "error"
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+        if before is None:
+            os.environ.pop(_DASK_LOG_VARIABLE, None)
+        else:
+            os.environ[_DASK_LOG_VARIABLE] = before
 
 # %% ../nbs/27_cli.ipynb #9b4f7287
 def _bounds_text(args, measures: list, overrides: dict) -> str:
+    from ndcg_nb.reports import bounds_report
     parts = [(run, bounds_report(args.qrels, run, measures, per_query=args.per_query,
                                  format={"trec": "text"}.get(args.format, args.format), preset=args.preset,
                                  **overrides)) for run in args.run]
@@ -211,6 +271,7 @@ def _bounds_text(args, measures: list, overrides: dict) -> str:
 
 # %% ../nbs/27_cli.ipynb #1d6b94a9
 def _runs_text(several: RunsEvaluation, args) -> str:
+    import pandas as pd
     if args.format == "trec":
         return "\n".join(f"{'runid':<22s}\tall\t{name}\n" + e.to_trec(per_query=args.per_query)
                          for name, e in several.evaluations.items())
@@ -222,6 +283,7 @@ def _runs_text(several: RunsEvaluation, args) -> str:
                        for name, e in several.evaluations.items()}, indent=2)
 
 def _evaluation_text(result, args) -> str:
+    from ndcg_nb.compare import RunsEvaluation
     if isinstance(result, RunsEvaluation):
         return _runs_text(result, args)
     if args.format == "json":
@@ -231,21 +293,39 @@ def _evaluation_text(result, args) -> str:
     return result.to_trec(per_query=args.per_query)
 
 # %% ../nbs/27_cli.ipynb #4a9ec7dc
+_API_ADVICE = re.compile(r" \(or pass ir_measures\.[^)]*\), or set missing_queries='zero'$")   # Python's words
+
+def _print_notes(result, measures: list, args):
+    "The notes an ir_measures user needs (`evaluation.measure_notes`), one line each on standard error, unless --quiet."
+    from ndcg_nb.compare import RunsEvaluation
+    from ndcg_nb.evaluation import measure_notes
+    if args.quiet:
+        return
+    several = result.evaluations if isinstance(result, RunsEvaluation) else {None: result}
+    for run, evaluation in several.items():
+        for note in measure_notes(evaluation, measures):
+            note = _API_ADVICE.sub(", or add -c", note)             # the command line's
+            print(f"ndcg-nb: note: {'' if run is None else f'run {run}: '}{note}", file=sys.stderr)
+
 def _eval(args) -> str:
+    from ndcg_nb.evaluation import evaluate
     measures, overrides = args.measure or ["ndcg", "ndcg_cut"], _convention_overrides(args)
     _check_dask_options(args)
     overrides["qrels_duplicates"] = args.qrels_duplicates    # not a convention field, but every engine takes it
-    if args.dask:
-        return _evaluation_text(_on_dask(args, measures, overrides), args)
     if args.bounds:
         return _bounds_text(args, measures, overrides)
-    runs = args.run if len(args.run) > 1 else args.run[0]
-    return _evaluation_text(evaluate(args.qrels, runs, measures, preset=args.preset,
-                                     progress=False if args.quiet else None, **overrides), args)
+    if args.dask:
+        result = _on_dask(args, measures, overrides)
+    else:
+        runs = args.run if len(args.run) > 1 else args.run[0]
+        result = evaluate(args.qrels, runs, measures, preset=args.preset, progress=False if args.quiet else None,
+                          **overrides)
+    _print_notes(result, measures, args)
+    return _evaluation_text(result, args)
 
 # %% ../nbs/27_cli.ipynb #6c1ae9fe
 def _qrels_duplicates_option(parser: argparse.ArgumentParser):
-    parser.add_argument("--qrels-duplicates", choices=QRELS_DUPLICATES, default="error",
+    parser.add_argument("--qrels-duplicates", choices=_QRELS_DUPLICATES, default="error",
                         help="a document judged twice for one query: an error (default), or keep the first, the "
                              "last or the highest grade")
 
@@ -275,7 +355,8 @@ def _eval_command(commands):
     _convention_options(evaluation)
     _qrels_duplicates_option(evaluation)
     evaluation.add_argument("--format", choices=("trec", "json", "csv"), default="trec")
-    evaluation.add_argument("--quiet", action="store_true", help="no progress bar")
+    evaluation.add_argument("--quiet", action="store_true",
+                            help="no progress bar and no notes, and with --dask no Dask log lines")
     _dask_options(evaluation)
     evaluation.add_argument("--bounds", action="store_true",
                             help="beside each mean (each query with -q): tie bounds, unjudged as 0 and as the top "
@@ -283,17 +364,26 @@ def _eval_command(commands):
     evaluation.set_defaults(run_command=_eval)
 
 # %% ../nbs/27_cli.ipynb #9f4d2c21
+def _bootstrap_method(args) -> str:
+    "The bootstrap interval asked for; by default BCa, or the percentile interval when the p-value inverts it."
+    if args.p_value == "interval" and args.bootstrap_method == "bca":
+        raise UsageError("--p-value interval inverts the percentile or basic interval; BCa moves its levels with the "
+                         "data and has no p-value that agrees with it: use --bootstrap-method percentile or basic")
+    return args.bootstrap_method or ("percentile" if args.p_value == "interval" else "bca")
+
 def _compare(args) -> str:
+    from ndcg_nb.reports import compare_report
     return compare_report(args.qrels, args.runs, args.measure or ["ndcg", "ndcg_cut_10"], format=args.format,
-                          baseline=args.baseline, tests=args.test or TESTS, permutations=args.permutations,
+                          baseline=args.baseline, tests=args.test or _TESTS, permutations=args.permutations,
                           resamples=args.resamples, seed=args.seed,
                           correction=None if args.correction == "none" else args.correction, family=args.family,
-                          alpha=args.alpha, confidence=args.confidence, plot=args.plot, preset=args.preset,
+                          alpha=args.alpha, confidence=args.confidence, bootstrap_method=_bootstrap_method(args),
+                          bootstrap_p_value=args.p_value, plot=args.plot, preset=args.preset,
                           overrides=_convention_overrides(args), qrels_duplicates=args.qrels_duplicates)
 
 def _test_options(comparison: argparse.ArgumentParser):
     "The options of the significance tests and their correction."
-    comparison.add_argument("--test", action="append", choices=TESTS, help="test to run (repeatable; default: all)")
+    comparison.add_argument("--test", action="append", choices=_TESTS, help="test to run (repeatable; default: all)")
     comparison.add_argument("--permutations", type=_whole(1), default=10_000,
                             help="random sign assignments of the randomization test (exact when 2^n is no more)")
     comparison.add_argument("--resamples", type=_whole(1), default=10_000, help="bootstrap resamples")
@@ -303,6 +393,12 @@ def _test_options(comparison: argparse.ArgumentParser):
                             help="correct over the runs of one test and measure, or of one test over all measures")
     comparison.add_argument("--alpha", type=float, default=0.05)
     comparison.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals")
+    comparison.add_argument("--bootstrap-method", choices=_BOOTSTRAP_METHODS, default=None,
+                            help="the bootstrap interval (default: bca; percentile with --p-value interval)")
+    comparison.add_argument("--p-value", choices=_P_VALUES, default="studentized",
+                            help="the bootstrap test's p-value: studentized (a shift test on the same resamples, "
+                                 "default) or interval (inverts the percentile or basic interval: p < 1 - confidence "
+                                 "exactly when the interval excludes 0)")
 
 # %% ../nbs/27_cli.ipynb #0a5e3d32
 def _compare_command(commands):
@@ -319,11 +415,12 @@ def _compare_command(commands):
                             help="save the per-query difference plot (first measure) to FILE (.png, .pdf, .svg)")
     _convention_options(comparison)
     _qrels_duplicates_option(comparison)
-    comparison.add_argument("--format", choices=RENDER_FORMATS, default="text")
+    comparison.add_argument("--format", choices=_RENDER_FORMATS, default="text")
     comparison.set_defaults(run_command=_compare)
 
 # %% ../nbs/27_cli.ipynb #3d8b6065
 def _explain_presets(args) -> str:
+    from ndcg_nb.reports import explain_presets_report
     if len(args.preset) != 2:
         raise UsageError(f"explain-presets compares two presets: give --preset twice, got {len(args.preset)}")
     return explain_presets_report(args.qrels, args.run, args.preset[0], args.preset[1], args.measure,
@@ -339,13 +436,14 @@ def _explain_presets_command(commands):
     why.add_argument("--preset", action="append", required=True, help="a preset; give exactly two")
     why.add_argument("-m", "--measure", default="ndcg_cut_10", help="one measure (default: ndcg_cut_10)")
     why.add_argument("--top", type=int, default=10, help="how many queries to list (default: 10)")
-    why.add_argument("--format", choices=RENDER_FORMATS, default="text")
+    why.add_argument("--format", choices=_RENDER_FORMATS, default="text")
     why.set_defaults(run_command=_explain_presets)
 
 # %% ../nbs/27_cli.ipynb #6a1e9398
 _PLUGIN_KINDS = ("gain", "discount", "truncation", "normalization", "preset", "measure")
 
 def _plugins_frame(rows: list[dict]) -> pd.DataFrame:
+    import pandas as pd
     return pd.DataFrame([{"plugin": r["plugin"], "version": r["version"], "status": r["status"],
                           **{f"{kind}s": ", ".join(r[f"{kind}s"]) or "-" for kind in _PLUGIN_KINDS}} for r in rows])
 
@@ -361,6 +459,7 @@ def _plugin_details(rows: list[dict]) -> list[str]:
 
 # %% ../nbs/27_cli.ipynb #8c3a05ba
 def _plugins(args) -> str:
+    from ndcg_nb.plugins import list_plugins
     rows = list_plugins()
     if args.format == "json":
         return json.dumps(rows, indent=2)
@@ -380,6 +479,7 @@ def _plugins_command(commands):
 
 # %% ../nbs/27_cli.ipynb #c9d8e7f6
 def _new_plugin(args) -> str:
+    from ndcg_nb.template import new_plugin
     root = new_plugin(args.name, args.dir)
     return (f"wrote {root}\n\nnext:\n  cd {root}\n  pip install -e .\n  ndcg-nb plugins\n"
             f"  python -m pytest tests\n  ndcg-nb check-plugin {args.name}")
@@ -394,6 +494,8 @@ def _new_plugin_command(commands):
 
 # %% ../nbs/27_cli.ipynb #1f6d38ed
 def _check_plugin(args) -> str:
+    from ndcg_nb.plugins import parse_policy_spec
+    from ndcg_nb.testing import check_plugin
     params = dict(parse_policy_spec(spec) for spec in args.params or [])
     findings = check_plugin(args.name, params=params, raise_on_findings=False)
     if findings:
@@ -426,7 +528,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 # %% ../nbs/27_cli.ipynb #347b0687
 _API_DUPLICATES_HINT = re.compile(r" \(pass duplicates=[^)]*\)")
-_CLI_DUPLICATES_HINT = f" (choose one with --qrels-duplicates {', '.join(d for d in QRELS_DUPLICATES if d != 'error')})"
+_CLI_DUPLICATES_HINT = f" (choose one with --qrels-duplicates {', '.join(d for d in _QRELS_DUPLICATES if d != 'error')})"
 
 def _duplicates_hint(message: str, args) -> str:
     "`message` with the CLI's hint for a document judged twice in the qrels of `args`, if it is about one."
@@ -458,13 +560,13 @@ def _swap_hint(args) -> str:
     qrels, runs = getattr(args, "qrels", None), getattr(args, "run", None) or getattr(args, "runs", None)
     if qrels is None or not runs:
         return ""
-    order = f"`ndcg-nb {args.command}` takes the qrels first, then the run"
-    if _first_fields(qrels) == 6:
-        return f"; {qrels} looks like a run (6 fields: query Q0 doc rank score tag): {order}. Are they swapped?"
-    for run in [runs] if isinstance(runs, str) else runs:
-        if _first_fields(run) == 4:
-            return f"; {run} looks like qrels (4 fields: query iter doc relevance): {order}. Are they swapped?"
-    return ""
+    looks = ([f"{qrels} looks like a run (6 fields: query Q0 doc rank score tag)"] if _first_fields(qrels) == 6 else [])
+    looks += [f"{run} looks like qrels (4 fields: query iter doc relevance)"
+              for run in ([runs] if isinstance(runs, str) else runs) if _first_fields(run) == 4][:1]
+    if not looks:
+        return ""
+    return (f"; did you swap qrels and run? {' and '.join(looks)}: `ndcg-nb {args.command}` takes the qrels first, "
+            "then the run")
 
 # %% ../nbs/27_cli.ipynb #bec210a8
 def _print_output(text: str) -> int:

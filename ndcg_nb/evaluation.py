@@ -5,11 +5,13 @@
 # %% ../nbs/24_evaluation.ipynb #522d94c6
 from __future__ import annotations
 
+from dataclasses import dataclass
+from html import escape
 from pathlib import Path
 
 from .compare import evaluate_runs, is_run_collection
 from .errors import UsageError
-from .measures import TREC_CUTOFFS, Measure, parse_measure, parse_measures
+from .measures import TREC_CUTOFFS, Measure, ir_measures_hint, parse_measure, parse_measures
 from .presets import Convention
 from .resolution import resolve_convention
 from .runs import as_qrels, as_run, is_records
@@ -17,7 +19,7 @@ from .scoring import Evaluation, score_run
 from .value_bounds import bounds as tie_and_unjudged_bounds
 
 # %% auto #0
-__all__ = ['evaluate']
+__all__ = ['measure_notes', 'evaluate']
 
 # %% ../nbs/24_evaluation.ipynb #35fba746
 def _engine_of(qrels, run) -> str | None:
@@ -44,6 +46,42 @@ def _read_named(qrels, run, qrels_duplicates: str, query, doc, relevance, score)
         return qrels, ({k: one(v) for k, v in run.items()} if isinstance(run, dict) else [one(v) for v in run])
     return qrels, one(run)
 
+# %% ../nbs/24_evaluation.ipynb #b07acddb
+def measure_notes(evaluation: Evaluation, measures) -> list[str]:
+    "The notes for the measures (as the user wrote them) of `evaluation` whose name means something else elsewhere."
+    named = [measures] if isinstance(measures, str) else list(measures) if isinstance(measures, (list, tuple)) else []
+    aggregate, notes = evaluation.aggregate, []
+    for measure in named:
+        if not isinstance(measure, str) or "n_missing_skipped" not in aggregate:
+            continue
+        rows = aggregate[aggregate.measure == parse_measure(measure)[0].name]
+        note = ir_measures_hint(measure, int(rows["n_missing_skipped"].iloc[0]) if len(rows) else 0)
+        if note is not None:
+            notes.append(note)
+    return notes
+
+# %% ../nbs/24_evaluation.ipynb #99d79233
+@dataclass(repr=False, eq=False)
+class _NotedEvaluation(Evaluation):
+    "An `Evaluation` with notes for its reader, printed after its summary."
+    notes: tuple = ()
+
+    def __repr__(self) -> str:
+        return Evaluation.__repr__(self) + "".join(f"\n  note: {note}" for note in self.notes)
+
+    def _repr_html_(self) -> str:
+        html = Evaluation._repr_html_(self)              # one <div>: title, lines, table
+        notes = "".join(f'<div class="ndcg-nb-note">note: {escape(note)}</div>' for note in self.notes)
+        return html[:-len("</div>")] + notes + "</div>"
+
+def _with_notes(result, measures):
+    "`result` with `measure_notes` attached when it is one run's `Evaluation` that has any."
+    notes = measure_notes(result, measures) if isinstance(result, Evaluation) else []
+    if not notes:
+        return result
+    fields = {name: getattr(result, name) for name in Evaluation.__dataclass_fields__}
+    return _NotedEvaluation(**fields, notes=tuple(notes))
+
 # %% ../nbs/24_evaluation.ipynb #e76a4957
 def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", progress=None, qrels_duplicates: str = "error",
              bounds: bool = False, no_common_query: str = "error", query_weights=None, query: str | None = None,
@@ -69,7 +107,8 @@ use other names (PyTerrier's and ir_measures' are recognised without them)."""
             raise UsageError(f"{engine} DataFrames are evaluated one run at a time, without bounds")
         from ndcg_nb import distributed        # imported only for Dask or Spark frames
         on_engine = distributed.evaluate if engine == "Dask" else distributed.evaluate_spark
-        return on_engine(qrels, run, measures, preset=preset, qrels_duplicates=qrels_duplicates, **overrides)
+        return _with_notes(on_engine(qrels, run, measures, preset=preset, qrels_duplicates=qrels_duplicates,
+                                     **overrides), measures)
     if is_run_collection(run):
         if bounds:
             raise UsageError("bounds=True takes one run; call evaluate(..., bounds=True) once per run")
@@ -81,5 +120,6 @@ use other names (PyTerrier's and ir_measures' are recognised without them)."""
             raise UsageError(f"bounds=True takes NDCGs at one depth; {averaged[0]} averages several depths")
         return tie_and_unjudged_bounds(qrels, run, measures, preset=preset, qrels_duplicates=qrels_duplicates,
                                        **overrides)
-    return score_run(qrels, run, measures, preset=preset, progress=progress, qrels_duplicates=qrels_duplicates,
-                     no_common_query=no_common_query, query_weights=query_weights, **overrides)
+    return _with_notes(score_run(qrels, run, measures, preset=preset, progress=progress,
+                                 qrels_duplicates=qrels_duplicates, no_common_query=no_common_query,
+                                 query_weights=query_weights, **overrides), measures)

@@ -202,8 +202,9 @@ def ir_measures_hint(measure, skipped: int) -> str | None:
     if not isinstance(measure, str) or skipped <= 0 or not re.fullmatch(r"(?i)\s*ndcg@\S+\s*", measure):
         return None
     k = measure.strip()[5:]
-    return (f"{measure.strip()} is trec_eval's ndcg_cut_{k}: it leaves out the {skipped} judged queries missing from "
-            f"the run; ir_measures counts them 0: write nDCG()@{k} (or pass ir_measures.nDCG@{k}), or set "
+    queries, them = ("query", "it") if skipped == 1 else ("queries", "them")
+    return (f"{measure.strip()} is trec_eval's ndcg_cut_{k}: it leaves out the {skipped} judged {queries} missing "
+            f"from the run; ir_measures counts {them} 0: write nDCG()@{k} (or pass ir_measures.nDCG@{k}), or set "
             "missing_queries='zero'")
 
 # %% ../nbs/14_measures.ipynb #8bf07290

@@ -29,13 +29,14 @@ def run_cli(capsys, *argv):
 SLOW_EVALUATION = textwrap.dedent("""
     import sys, time
     import ndcg_nb.cli as cli
-    real = cli.evaluate
+    import ndcg_nb.evaluation as evaluation     # the eval handler imports evaluate from here when it runs
+    real = evaluation.evaluate
     def slow(*args, **kwargs):
         result = real(*args, **kwargs)          # a real evaluation, then one that takes its time
         sys.stderr.write("evaluating\\n"); sys.stderr.flush()
         time.sleep(60)
         return result
-    cli.evaluate = slow
+    evaluation.evaluate = slow
     sys.exit(cli.main(sys.argv[1:]))
 """)
 
@@ -217,14 +218,15 @@ def test_query_all_elsewhere(capsys, query_all):
 def test_swapped_arguments_hint(capsys):
     code, _, err = run_cli(capsys, "eval", SAMPLE_RUN, SAMPLE_QRELS)
     assert code == 1
-    assert (f"{SAMPLE_RUN} looks like a run (6 fields: query Q0 doc rank score tag): `ndcg-nb eval` takes the "
-            "qrels first, then the run. Are they swapped?") in err
+    assert (f"did you swap qrels and run? {SAMPLE_RUN} looks like a run (6 fields: query Q0 doc rank score tag) and "
+            f"{SAMPLE_QRELS} looks like qrels (4 fields: query iter doc relevance): `ndcg-nb eval` takes the qrels "
+            "first, then the run") in err
     assert len(err.splitlines()) == 1
 
 
 def test_swapped_arguments_hint_in_compare(capsys, tmp_path):
     code, _, err = run_cli(capsys, "compare", SAMPLE_RUN, SAMPLE_QRELS, SAMPLE_QRELS)
-    assert code == 1 and "Are they swapped?" in err
+    assert code == 1 and "did you swap qrels and run?" in err
 
 
 def test_run_given_as_qrels(capsys, tmp_path):
@@ -232,11 +234,11 @@ def test_run_given_as_qrels(capsys, tmp_path):
     code, _, err = run_cli(capsys, "eval", SAMPLE_RUN, SAMPLE_RUN)
     if code == 0:
         pytest.xfail("the qrels reader still takes 6-field lines (issue 22, owned by the reader's developer)")
-    assert code == 1 and "Are they swapped?" in err
+    assert code == 1 and "did you swap qrels and run?" in err
 
 
 def test_no_hint_when_the_order_is_right(capsys, tmp_path):
     bad = tmp_path / "bad.run"
     bad.write_text("101 Q0 DOC-101-00 1 nan tag\n")
     code, _, err = run_cli(capsys, "eval", SAMPLE_QRELS, bad)
-    assert code == 1 and "swapped" not in err
+    assert code == 1 and "did you swap" not in err

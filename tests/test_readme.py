@@ -1,4 +1,6 @@
-"""The README's set-up commands: exactly two, and the README is generated from nbs/index.ipynb."""
+"""The README's set-up commands: exactly two, and the README is generated from nbs/index.ipynb; its Python
+blocks run as written, the LightGBM example among them."""
+import os
 import re
 import subprocess
 import sys
@@ -24,3 +26,24 @@ def test_readme_main_job_runs():
     assert done.returncode == 0, done.stderr
     last = done.stdout.strip().splitlines()[-1].split("\t")
     assert last[0].strip() == "ndcg" and last[1] == "all" and 0 < float(last[2]) < 1, done.stdout
+
+
+def python_blocks(text: str) -> list[str]:
+    return re.findall(r"```python\n(.*?)\n```", text, flags=re.S)
+
+
+def test_readme_python_runs_as_written():
+    "Every Python block of the README, in order, in a fresh interpreter, as a reader pastes them."
+    readme = (ROOT / "README.md").read_text()
+    blocks = python_blocks(readme)
+    lightgbm = [b for b in blocks if "lgb.train(" in b and "lightgbm_ndcg" in b]
+    assert len(lightgbm) == 1, "the README's LightGBM example is gone or no longer a Python block"
+    assert "params" in lightgbm[0].split("lgb.train(")[0], "the LightGBM example uses params it does not define"
+    script = "\n\n".join(blocks) + "\n\nprint(round(booster.best_score['valid_0']['ndcg_nb@10'], 4))"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+           "MPLBACKEND": "Agg"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT / "nbs", env=env,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-4000:]
+    shown = re.match(r"\n```\n\n```\n(.*?)\n```", readme.split(lightgbm[0], 1)[1], flags=re.S).group(1)  # its output
+    assert done.stdout.strip().splitlines()[-1] == shown, (done.stdout[-500:], shown)

@@ -8,10 +8,11 @@ Steps, for every notebook under nbs/ (recursively; names starting with "_" or ".
 2. in that same interpreter, process it with nbdev's own notebook processors, as `nbdev_docs`
    would before Quarto:
    `#| hide` and `#| export` cells are dropped, `show_doc` entries are added for exported
-   names and rendered, the title cell becomes front matter, backticked names are linked;
+   names and rendered, the title cell becomes front matter, backticked names are linked (a
+   name several modules define, to the one `import ndcg_nb` offers: see `preferred_targets`);
 3. turn nbdev's Quarto conventions into what MyST-NB understands (cell options become tags,
    `show_doc` output becomes markdown with nbdev's anchors, links to the published site
-   become relative), and write it under the page name nbdev/Quarto would use
+   become relative, a link nbdev put inside a link or an RST literal is undone), and write it under the page name nbdev/Quarto would use
    (`03_core.ipynb` -> `core.html`, `tutorials/01_x.ipynb` -> `tutorials/x.html`).
 Then Sphinx with MyST-NB and the Furo theme renders the pages (tools/docs_sphinx/conf.py),
 and docs/ is replaced by the result. The sidebar lists: home (nbs/index.ipynb), tutorials
@@ -125,6 +126,8 @@ def execute_and_process(task: tuple[str, str, list[str]]) -> str | None:
     # prints a warning into the page and the site would no longer be the same on every machine
     os.environ.setdefault("DASK_DISTRIBUTED__SCHEDULER__DASHBOARD__ADDRESS", ":0")
     sys.path.insert(0, str(ROOT))  # as nbdev's runner does: this checkout's package, whatever is installed
+    # and in the processes a notebook starts (a plugin guide's `python -c`), not the installed one
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     warnings.filterwarnings("ignore", message="Found cells containing imports and other code")
     from execnb.nbio import read_nb, write_nb
     from execnb.shell import CaptureShell
@@ -155,6 +158,7 @@ def execute_and_process(task: tuple[str, str, list[str]]) -> str | None:
                 if shell.exc:
                     raise RuntimeError(f"cell {cell.idx_}:\n{cell.source}") from shell.exc
 
+    _prefer_top_level_names()
     procs = [show_docs_in_shell if p is exec_show_docs else p for p in FilterDefaults().procs()]
     try:
         NBProcessor(nb=nb, procs=procs).process()
@@ -163,6 +167,32 @@ def execute_and_process(task: tuple[str, str, list[str]]) -> str | None:
     dst.parent.mkdir(parents=True, exist_ok=True)
     write_nb(nb, dst)
     return None
+
+
+def preferred_targets(syms: dict, top_level: dict[str, str]) -> dict:
+    """Where a backticked bare name should link when several modules define it.
+
+    nbdev's lookup (`nbdev.doclinks`) gives a bare name to the first module in alphabetical order,
+    so `evaluate` linked to `distributed.evaluate`, the Dask function, on every page. A bare name
+    the package exports at its top level means what `from <package> import name` gives
+    (`top_level`: name -> module); other names keep nbdev's choice. `syms` is nbdev's table (full
+    and bare names -> link); returns the bare names to change."""
+    return {name: syms[f"{module}.{name}"] for name, module in top_level.items() if f"{module}.{name}" in syms}
+
+
+def _prefer_top_level_names() -> None:
+    "Apply `preferred_targets` to nbdev's (cached) lookup table."
+    import importlib
+    from nbdev.doclinks import NbdevLookup
+    lib = _config().lib_name
+    package = importlib.import_module(lib)
+    top_level = {}
+    for name in getattr(package, "__all__", []):
+        module = getattr(getattr(package, name, None), "__module__", None)
+        if module and module.startswith(lib + "."):
+            top_level[name] = module
+    syms = NbdevLookup().syms     # nbdev's table, cached: the one its processors look names up in
+    syms.update(preferred_targets(syms, top_level))
 
 
 def _run_tasks(func, tasks, jobs: int) -> list[str | None]:
@@ -205,10 +235,18 @@ def _notebook_links(text: str, page: Page, nbs: Path) -> str:
     return _NB_LINK.sub(page_link, text)
 
 
+# nbdev links every backticked name it knows, even where the name is already something else:
+_LINK_IN_LITERAL = re.compile(r"``?(\[`[^`\s]+`\]\([^)\s]+\))``?")   # ``name`` -> `[`name`](url)`
+_LINK_IN_LINK = re.compile(r"\[\[(`[^`\s]+`)\]\([^)\s]+\)\]\(([^)\s]+)\)")  # [`name`](#x) -> [[`name`](url)](#x)
+
+
 def _fix_links(text: str, prefix: str, site_url: str) -> str:
-    "Links to the published site become relative; nbdev's broken `#LNone` line anchors go."
+    """Links to the published site become relative; nbdev's broken `#LNone` line anchors go; a link nbdev put
+    inside an RST ``literal`` replaces the literal, and one it put inside the text of a link goes (the
+    author's link stays), so that neither shows as raw Markdown on the page."""
     text = text.replace(site_url, prefix)
-    text = re.sub(r"``(\[`[^`]+`\]\([^)\s]+\))``", r"\1", text)  # nbdev links inside an RST ``literal``
+    text = _LINK_IN_LITERAL.sub(r"\1", text)
+    text = _LINK_IN_LINK.sub(r"[\1](\2)", text)
     return re.sub(r"#LNone\b", "", text)
 
 

@@ -1,0 +1,87 @@
+"""Start-up of the command line (issue 20): `ndcg-nb --version` and `--help` answer in under 0.2 s.
+
+Two parts. The command line's own module: building the parser and reading `--version`, `--help`
+and every subcommand's `--help` import no heavy module (pandas, NumPy, pyarrow, matplotlib,
+pluggy, SciPy) and no other ndcg_nb module than `errors`; each handler imports what it needs when
+it runs. This is checked with the package's `__init__` left out (a package object made from its
+spec without running it), so it holds whatever `__init__` imports. Then the whole command,
+`python -m ndcg_nb.cli --version` and `--help` in fresh processes, under 0.2 s (best of five), once
+`import ndcg_nb` itself is light: while the package's `__init__` still imports pandas, that test is
+skipped and says so.
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import ndcg_nb
+
+ROOT = Path(ndcg_nb.__file__).resolve().parents[1]     # the checkout these tests import
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "NDCG_NB_LOAD_PLUGINS": ""}
+HEAVY = ("pandas", "numpy", "pyarrow", "matplotlib", "pluggy", "scipy", "dask", "sklearn")
+SUBCOMMANDS = ("score", "eval", "compare", "explain-presets", "plugins", "new-plugin", "check-plugin")
+
+# ndcg_nb as a package object whose __init__ is not run, then the command line's module and its parser
+WITHOUT_INIT = """
+import importlib.util, io, contextlib, json, sys
+spec = importlib.util.find_spec("ndcg_nb")
+package = importlib.util.module_from_spec(spec)          # not executed: no __init__ imports
+package.__version__ = "0.0.test"
+sys.modules["ndcg_nb"] = package
+from ndcg_nb import cli
+shown = {}
+for argv in [["--version"], ["--help"]] + [[command, "--help"] for command in sys.argv[1:]]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            cli.build_parser().parse_args(argv)
+        except SystemExit as exit:
+            assert exit.code == 0, (argv, exit.code)
+    shown[" ".join(argv)] = out.getvalue()
+print(json.dumps({"modules": sorted(sys.modules), "shown": shown}))
+"""
+
+
+def test_the_parser_imports_nothing_heavy():
+    done = subprocess.run([sys.executable, "-c", WITHOUT_INIT, *SUBCOMMANDS], capture_output=True, text=True, env=ENV,
+                          cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    modules = set(result["modules"])
+    assert not modules & set(HEAVY), f"building the parser imported {sorted(modules & set(HEAVY))}"
+    assert {m for m in modules if m.startswith("ndcg_nb.")} == {"ndcg_nb.cli", "ndcg_nb.errors"}
+    # the parser did its job: the version, and each subcommand's options
+    assert result["shown"]["--version"] == "ndcg-nb 0.0.test\n"
+    assert "{" + ",".join(SUBCOMMANDS) + "}" in result["shown"]["--help"]
+    assert "--p-value {studentized,interval}" in result["shown"]["compare --help"]
+    assert "--zero-idcg {zero,one,skip,nan,raise,signed}" in result["shown"]["eval --help"]
+    assert "--qrels-duplicates {error,first,last,max}" in result["shown"]["eval --help"]
+
+
+def _package_is_light() -> bool:
+    done = subprocess.run([sys.executable, "-c", "import sys, ndcg_nb; print('pandas' in sys.modules)"],
+                          capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=60)
+    return done.stdout.strip() == "False"
+
+
+def _best_of(argv: list, times: int = 5) -> float:
+    best = float("inf")
+    for _ in range(times):
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, *argv], capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=60)
+        best = min(best, time.perf_counter() - start)
+        assert done.returncode == 0, done.stderr
+    return best
+
+
+@pytest.mark.parametrize("flag", ["--version", "--help"])
+def test_version_and_help_take_under_a_fifth_of_a_second(flag):
+    if not _package_is_light():
+        pytest.skip("`import ndcg_nb` still imports pandas (the package's __init__ is made lazy on another branch)")
+    took = _best_of(["-m", "ndcg_nb.cli", flag])
+    bare = _best_of(["-c", "pass"])
+    assert took < 0.2, f"ndcg-nb {flag} took {took:.3f} s (a bare interpreter {bare:.3f} s)"
