@@ -1,19 +1,18 @@
-"""Start-up of the command line (issue 20): `ndcg-nb --version` and `--help` answer in under 0.2 s.
+"""Start-up of the command line (issue 20): `ndcg-nb --version` and `--help` load nothing heavy.
 
 Two parts. The command line's own module: building the parser and reading `--version`, `--help`
 and every subcommand's `--help` import no heavy module (pandas, NumPy, pyarrow, matplotlib,
 pluggy, SciPy) and no other ndcg_nb module than `errors`; each handler imports what it needs when
 it runs. This is checked with the package's `__init__` left out (a package object made from its
-spec without running it), so it holds whatever `__init__` imports. Then the whole command,
-`python -m ndcg_nb.cli --version` and `--help` in fresh processes, under 0.2 s (best of five), once
-`import ndcg_nb` itself is light: while the package's `__init__` still imports pandas, that test is
-skipped and says so.
+spec without running it), so it holds whatever `__init__` imports. Then the whole command, package
+`__init__` included, in a fresh process: `--version` and `--help` leave pandas, NumPy, pyarrow and
+matplotlib unimported. How long they take is measured by tools/benchmark.py (its start-up workload,
+beside a bare interpreter and `import pytrec_eval`), not here: a timed unit test measures the machine.
 """
 import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -62,26 +61,11 @@ def test_the_parser_imports_nothing_heavy():
     assert "--qrels-duplicates {error,first,last,max}" in result["shown"]["eval --help"]
 
 
-def _package_is_light() -> bool:
-    done = subprocess.run([sys.executable, "-c", "import sys, ndcg_nb; print('pandas' in sys.modules)"],
-                          capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=60)
-    return done.stdout.strip() == "False"
-
-
-def _best_of(argv: list, times: int = 5) -> float:
-    best = float("inf")
-    for _ in range(times):
-        start = time.perf_counter()
-        done = subprocess.run([sys.executable, *argv], capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=60)
-        best = min(best, time.perf_counter() - start)
-        assert done.returncode == 0, done.stderr
-    return best
-
-
 @pytest.mark.parametrize("flag", ["--version", "--help"])
-def test_version_and_help_take_under_a_fifth_of_a_second(flag):
-    if not _package_is_light():
-        pytest.skip("`import ndcg_nb` still imports pandas (the package's __init__ is made lazy on another branch)")
-    took = _best_of(["-m", "ndcg_nb.cli", flag])
-    bare = _best_of(["-c", "pass"])
-    assert took < 0.2, f"ndcg-nb {flag} took {took:.3f} s (a bare interpreter {bare:.3f} s)"
+def test_the_whole_command_imports_nothing_heavy(flag):
+    code = (f"import sys\nsys.argv = ['ndcg-nb', {flag!r}]\nfrom ndcg_nb.cli import main\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            f"print('LOADED', [m for m in {HEAVY!r} if m in sys.modules])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "LOADED []", done.stdout[-500:]
