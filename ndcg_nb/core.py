@@ -270,6 +270,10 @@ def _list_weights(discount: BoundPolicy, offsets: list, k=None) -> list[np.ndarr
 # %% ../nbs/07_core.ipynb #74a59032
 def _discounted_sums(gains: np.ndarray, offsets: np.ndarray, weights: np.ndarray, per_document: bool = False) -> np.ndarray:
     "Step 6: the sum over each list of gain times the weight of its rank (or, `per_document`, of each document)."
+    with np.errstate(over="ignore", invalid="ignore"):   # a sum that overflows is named by the caller's check
+        return _weighted_segment_sums(gains, offsets, weights, per_document)
+
+def _weighted_segment_sums(gains, offsets, weights, per_document):
     if per_document:
         return segment_sum(gains * weights, offsets)
     width = uniform_length(offsets)

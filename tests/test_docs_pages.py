@@ -198,14 +198,8 @@ def test_build_links_a_bare_name_to_the_top_level_one():
 # -- the built pages -------------------------------------------------------------------------------
 
 PAGES = sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.html")) if DOCS.is_dir() else []
-# Pages whose notebooks another branch is rewriting now (import ndcg_nb made lazy): their warnings are
-# fixed there. Strict: once a page prints no warning, the test fails until its entry here goes.
-KNOWN_WARNINGS = {
-    "core.html": "nbs/07_core: the overflow test `ndcg([1e308] * 3)` lets NumPy's RuntimeWarning through, "
-                 "with the absolute path of numpy/_core/_methods.py",
-    "scoring.html": "nbs/16_scoring: a test cell calls score_run(..., ideal=...), the deprecated name of "
-                    "normalization=",
-}
+# Pages allowed to print a warning, each with its reason (none today).
+KNOWN_WARNINGS: dict[str, str] = {}
 
 
 def test_pages_found():
