@@ -27,7 +27,7 @@ if TYPE_CHECKING:                  # for the annotations only: the handlers impo
 __all__ = ['build_parser', 'main']
 
 # %% ../nbs/27_cli.ipynb #cf8cc33f
-_ZERO_IDCG_POLICIES = ("zero", "one", "skip", "nan", "raise", "signed")   # policies.ZERO_IDCG_POLICIES
+_ZERO_IDCG_POLICIES = ("zero", "one", "skip", "nan", "raise", "signed", "signed_skip")   # policies.ZERO_IDCG_POLICIES
 _QRELS_DUPLICATES = ("error", "first", "last", "max")                    # runs.QRELS_DUPLICATES
 _TESTS = ("t", "randomization", "bootstrap")                             # compare.TESTS
 _BOOTSTRAP_METHODS = ("percentile", "basic", "bca")                      # significance.BOOTSTRAP_METHODS

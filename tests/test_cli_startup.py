@@ -57,7 +57,7 @@ def test_the_parser_imports_nothing_heavy():
     assert result["shown"]["--version"] == "ndcg-nb 0.0.test\n"
     assert "{" + ",".join(SUBCOMMANDS) + "}" in result["shown"]["--help"]
     assert "--p-value {studentized,interval}" in result["shown"]["compare --help"]
-    assert "--zero-idcg {zero,one,skip,nan,raise,signed}" in result["shown"]["eval --help"]
+    assert "--zero-idcg {zero,one,skip,nan,raise,signed,signed_skip}" in result["shown"]["eval --help"]
     assert "--qrels-duplicates {error,first,last,max}" in result["shown"]["eval --help"]
 
 
