@@ -24,8 +24,8 @@ from .errors import InputError, UsageError
 
 # %% auto #0
 __all__ = ['MAX_LINE_BYTES', 'MEMORY_POOL', 'QRELS_DUPLICATES', 'SAMPLE_QRELS', 'SAMPLE_RUN', 'TrecFormatError', 'short_repr',
-           'some_numbers', 'checked_text', 'split_lines', 'numeric_column', 'read_qrels', 'read_run',
-           'read_qrels_and_run', 'id_categories', 'is_records', 'as_qrels', 'as_run', 'as_qrels_and_run']
+           'some_numbers', 'checked_text', 'split_lines', 'numeric_column', 'check_duplicates_rule', 'read_qrels',
+           'read_run', 'read_qrels_and_run', 'id_categories', 'is_records', 'as_qrels', 'as_run', 'as_qrels_and_run']
 
 # %% ../nbs/11_runs.ipynb #9297daa9
 class TrecFormatError(InputError):
@@ -344,6 +344,11 @@ def numeric_column(frame: pd.DataFrame, raw, source: str, what: str, where: str 
 # %% ../nbs/11_runs.ipynb #26170a5b
 QRELS_DUPLICATES = ("error", "first", "last", "max")
 
+def check_duplicates_rule(rule: str) -> None:
+    "Refuse a `duplicates=` rule that is not one of `QRELS_DUPLICATES`."
+    if rule not in QRELS_DUPLICATES:
+        raise UsageError(f"duplicates must be one of {', '.join(QRELS_DUPLICATES)}, got {rule!r}")
+
 def _repeated_rows(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     "Each row's (query, document) as one integer, and whether another row has the same pair."
     docs = frame["doc"].cat.codes.to_numpy()
@@ -356,8 +361,7 @@ def _repeated_rows(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 # %% ../nbs/11_runs.ipynb #42b89678
 def _duplicates(frame: pd.DataFrame, source: str, what: str, where: str, policy: str = "error") -> pd.DataFrame:
-    if policy not in QRELS_DUPLICATES:
-        raise UsageError(f"duplicates must be one of {', '.join(QRELS_DUPLICATES)}, got {policy!r}")
+    check_duplicates_rule(policy)
     keys, repeated = _repeated_rows(frame)
     if not repeated.any():
         return frame
@@ -595,8 +599,7 @@ def _tidy(data, kind: str, columns: dict[str, str], reader, duplicates: str = "e
 def as_qrels(qrels, *, query: str = "query", doc: str = "doc", relevance: str = "relevance",
              duplicates: str = "error") -> pd.DataFrame:
     "Qrels from a TREC file path, a long DataFrame, a dict `{query: {doc: relevance}}`, or ir_datasets, ir_measures, ranx or PyTerrier qrels."
-    if duplicates not in QRELS_DUPLICATES:
-        raise UsageError(f"duplicates must be one of {', '.join(QRELS_DUPLICATES)}, got {duplicates!r}")
+    check_duplicates_rule(duplicates)
     return _tidy(qrels, "qrels", {"query": query, "doc": doc, "relevance": relevance},
                  lambda path: read_qrels(path, duplicates=duplicates), duplicates)
 
@@ -607,8 +610,7 @@ def as_run(run, *, query: str = "query", doc: str = "doc", score: str = "score")
 # %% ../nbs/11_runs.ipynb #81ed141e
 def as_qrels_and_run(qrels, run, *, duplicates: str = "error") -> tuple[pd.DataFrame, pd.DataFrame]:
     "`as_qrels(qrels)` and `as_run(run)`; two TREC files, or two nested dicts, get one list of document ids."
-    if duplicates not in QRELS_DUPLICATES:
-        raise UsageError(f"duplicates must be one of {', '.join(QRELS_DUPLICATES)}, got {duplicates!r}")
+    check_duplicates_rule(duplicates)
     if isinstance(qrels, (str, Path)) and isinstance(run, (str, Path)):
         return read_qrels_and_run(qrels, run, duplicates=duplicates)
     if isinstance(qrels, dict) and isinstance(run, dict):
