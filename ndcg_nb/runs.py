@@ -146,6 +146,7 @@ def _read_bytes(path):
 
 # %% ../nbs/11_runs.ipynb #5e0d7a41
 MEMORY_POOL = pa.system_memory_pool()   # C's malloc: it keeps less memory back than arrow's default pool
+_SPELLINGS = pa.dictionary(pa.int32(), pa.string())   # a field read this way keeps each distinct string once per block
 
 def _arrow_csv(data: bytes, names, columns, delimiter: str = " ", types: dict | None = None) -> pa.Table:
     "The `columns` of `data` (fields `names`, split on `delimiter`) as arrow strings (or `types`), by pyarrow's threaded reader."
@@ -265,8 +266,17 @@ def _atol(text: str) -> int:
     digits = re.match(r"[+-]?\d*", text).group()
     return int(digits) if digits.strip("+-") else 0
 
+def _spellings(values: pa.ChunkedArray) -> pa.ChunkedArray:
+    "The strings `values` holds, each at least once: the blocks' dictionaries, or the distinct strings."
+    if pa.types.is_dictionary(values.type):
+        return pa.chunked_array([block.dictionary for block in values.chunks], type=values.type.value_type)
+    return pc.unique(values)
+
 def _refuse_exponents(grades: pa.ChunkedArray, lines: np.ndarray, source: str) -> None:
     "Refuse a grade written with an exponent (`1e2`): trec_eval's `atol` reads 1 where a float reader reads 100."
+    if not pc.any(pc.match_substring_regex(_spellings(grades), _EXPONENT)).as_py():
+        return   # the usual case: a handful of spellings checked, not every line
+    grades = grades.cast(pa.string())
     written = pc.match_substring_regex(grades, _EXPONENT)
     if pc.any(written).as_py():
         row = int(np.flatnonzero(written.to_numpy(zero_copy_only=False))[0])
@@ -275,29 +285,32 @@ def _refuse_exponents(grades: pa.ChunkedArray, lines: np.ndarray, source: str) -
                               f"trec_eval reads as {_atol(grade)} and a float reader as {float(grade):g}: write "
                               "the grade as a plain number")
 
-
 # %% ../nbs/11_runs.ipynb #f2c81d3e
+def _field_types(kind: str, scores_as_text: bool = False) -> dict:
+    "How the three fields kept are read: ids and grades as `_SPELLINGS`, a run's scores as numbers (or text)."
+    if kind == "qrels":
+        return {"query": _SPELLINGS, "doc": _SPELLINGS, "relevance": _SPELLINGS}
+    return {"query": _SPELLINGS, "doc": _SPELLINGS, "score": pa.string() if scores_as_text else pa.float64()}
+
 def _split(raw: bytes, kind: str, source: str) -> tuple[pa.Table, np.ndarray, bytes]:
-    names = _FIELDS[kind]
-    wanted = ["query", "doc", names[-1] if kind == "qrels" else "score"]
-    table = _regular(raw, names, wanted, {"score": pa.float64()} if kind == "run" else None)
+    names, types = _FIELDS[kind], _field_types(kind)
+    table = _regular(raw, names, list(types), types)
     if table is not None and kind == "run" and not pc.all(pc.is_finite(table["score"])).as_py():
-        table = _regular(raw, names, wanted)   # a score that is not finite is named as written: read it as text
+        table = _regular(raw, names, list(types), _field_types(kind, True))   # a score not finite is named as written
     if table is not None:
         return table, np.arange(1, table.num_rows + 1), raw
     text, lines = _normalise(raw, names, source, kind)
     try:
-        return _arrow_csv(text, names, wanted), lines, text
+        return _arrow_csv(text, names, list(types), types=_field_types(kind, True)), lines, text
     except pa.ArrowInvalid as exc:   # not expected once the text is regular; named all the same
         raise TrecFormatError(f"{source}: {exc}") from None
 
 def split_lines(raw: bytes, kind: str, source: str) -> tuple[pa.Table, np.ndarray, bytes]:
-    "The query, doc and value of each line of `raw` (arrow strings; a run's scores as numbers when they parse); their line numbers; the text parsed."
+    "The query, doc and value of each line of `raw` (arrow strings, ids and grades dictionary-encoded; a run's scores as numbers when they parse); their line numbers; the text parsed."
     table, lines, text = _split(raw, kind, source)
     if kind == "qrels":
         _refuse_exponents(table.column(2), lines, source)
     return table, lines, text
-
 
 # %% ../nbs/11_runs.ipynb #0b0972f2
 def _categorical(codes: np.ndarray, names) -> pd.Categorical:
@@ -306,13 +319,21 @@ def _categorical(codes: np.ndarray, names) -> pd.Categorical:
     fast = getattr(pd.CategoricalDtype, "_from_fastpath", None)   # pandas' own constructor without the check
     return pd.Categorical.from_codes(codes, dtype=fast(names, False) if fast else pd.CategoricalDtype(names))
 
+def _shared_dictionary(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    "`column` dictionary-encoded, one dictionary for all its blocks; blocks read as `_SPELLINGS` only have theirs merged."
+    if pa.types.is_dictionary(column.type):
+        if sum(block.dictionary.nbytes for block in column.chunks) >= 2**31 - 1:   # too much text for 32-bit offsets
+            column = column.cast(pa.dictionary(pa.int32(), pa.large_string()))
+        return column.unify_dictionaries(memory_pool=MEMORY_POOL)
+    if column.nbytes >= 2**31 - 1:   # more text than 32-bit offsets can address in one dictionary
+        column = column.cast(pa.large_string())
+    return pc.dictionary_encode(column, memory_pool=MEMORY_POOL)   # the blocks are not copied into one array
+
 def _dictionary_codes(column: pa.ChunkedArray) -> tuple[np.ndarray, pd.Index]:
     "Each string's code and the distinct strings, by one dictionary encoding that every block of `column` shares."
     if not column.num_chunks:
         return np.zeros(0, dtype=np.int32), pd.Index(pa.array([], type=column.type).to_pandas())
-    if column.nbytes >= 2**31 - 1:   # more text than 32-bit offsets can address in one dictionary
-        column = column.cast(pa.large_string())
-    encoded = pc.dictionary_encode(column, memory_pool=MEMORY_POOL)   # the blocks are not copied into one array
+    encoded = _shared_dictionary(column)
     codes = np.concatenate([chunk.indices.to_numpy() for chunk in encoded.chunks])
     return codes, pd.Index(encoded.chunk(0).dictionary.to_pandas())
 
@@ -322,9 +343,11 @@ def _encode(column: pa.ChunkedArray) -> pd.Categorical:
 
 # %% ../nbs/11_runs.ipynb #6a0e4b77
 def numeric_column(frame: pd.DataFrame, raw, source: str, what: str, where: str = "line") -> np.ndarray:
-    "`raw` (arrow strings, or numbers of any dtype) as finite floats, or an error naming the first that is not."
+    "`raw` (arrow strings, plain or dictionary-encoded, or numbers of any dtype) as finite floats, or an error naming the first that is not."
     values = None
     if isinstance(raw, (pa.Array, pa.ChunkedArray)):
+        if pa.types.is_dictionary(raw.type):
+            raw = raw.cast(raw.type.value_type)
         try:
             values = raw.cast(pa.float64()).to_numpy()
         except pa.ArrowInvalid:   # text that is not a number: found below
