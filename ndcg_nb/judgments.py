@@ -21,8 +21,8 @@ from .resolution import apply_grade_rules
 from .segments import offsets_from_lengths, tie_runs
 
 # %% auto #0
-__all__ = ['RANKING_FIELDS', 'id_codes', 'judged_queries', 'JoinedRun', 'join_run', 'rank_order', 'ranked_batch', 'pool_order',
-           'judged_pool', 'policy_context', 'no_common_query_message']
+__all__ = ['RANKING_FIELDS', 'id_codes', 'id_positions', 'judged_queries', 'JoinedRun', 'join_run', 'rank_order', 'ranked_batch',
+           'pool_order', 'judged_pool', 'policy_context', 'no_common_query_message']
 
 # %% ../nbs/15_judgments.ipynb #3c51ad4e
 def id_codes(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
@@ -40,7 +40,7 @@ def _arrow_strings(names: pd.Index) -> pa.Array:
     "Ids as an Arrow string array (no copy when pandas already keeps them in Arrow)."
     return pa.array(_as_names(names), type=pa.large_string()) if len(names) else pa.array([], type=pa.large_string())
 
-def _lookup(names: pd.Index, among: pd.Index) -> np.ndarray:
+def id_positions(names: pd.Index, among: pd.Index) -> np.ndarray:
     "The position of each of `names` in `among` (distinct ids), -1 where absent; matched in Arrow, not in Python."
     found = pc.index_in(_arrow_strings(names), value_set=_arrow_strings(among))
     return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
@@ -105,7 +105,7 @@ class JoinedRun:
 def _query_index(run: pd.DataFrame, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     "Each run line's index into `queries` (-1 for a query not judged), and whether each judged query is in the run."
     run_query_codes, run_query_names = id_codes(run["query"])
-    query = _lookup(run_query_names, pd.Index(queries))[run_query_codes]
+    query = id_positions(run_query_names, pd.Index(queries))[run_query_codes]
     in_run = np.bincount(query[query >= 0], minlength=len(queries)) > 0
     return query, in_run
 
@@ -114,7 +114,7 @@ def _doc_in_qrels(run_doc_names: pd.Index, judged_doc_names: pd.Index) -> np.nda
     "The code among `judged_doc_names` of each of `run_doc_names`, -1 where absent; no lookup if the lists are one."
     if run_doc_names is judged_doc_names:
         return np.arange(len(run_doc_names), dtype=np.int64)
-    return _lookup(run_doc_names, judged_doc_names)
+    return id_positions(run_doc_names, judged_doc_names)
 
 def _qrels_line(query: np.ndarray, run_doc_names: pd.Index, run_doc: np.ndarray, qrels: pd.DataFrame,
                 qrels_query: np.ndarray) -> np.ndarray:

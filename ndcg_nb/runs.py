@@ -147,6 +147,7 @@ def _read_bytes(path):
 # %% ../nbs/11_runs.ipynb #5e0d7a41
 MEMORY_POOL = pa.system_memory_pool()   # C's malloc: it keeps less memory back than arrow's default pool
 _SPELLINGS = pa.dictionary(pa.int32(), pa.string())   # a field read this way keeps each distinct string once per block
+_IDS = pa.string()   # how ids are read: see the performance notes below
 
 def _arrow_csv(data: bytes, names, columns, delimiter: str = " ", types: dict | None = None) -> pa.Table:
     "The `columns` of `data` (fields `names`, split on `delimiter`) as arrow strings (or `types`), by pyarrow's threaded reader."
@@ -160,6 +161,12 @@ def _arrow_csv(data: bytes, names, columns, delimiter: str = " ", types: dict | 
                                               strings_can_be_null=False, quoted_strings_can_be_null=False))
 
 # %% ../nbs/11_runs.ipynb #0bf0251a
+def _gap_pair(part: np.ndarray, delimiter: bytes) -> bool:
+    "Whether two of delimiter, \\n and \\r follow each other in `part`, other than \\r\\n."
+    gap = (part == ord(delimiter)) | (part == 10) | (part == 13)
+    pair = gap[:-1] & gap[1:]
+    return bool((pair & ~((part[:-1] == 13) & (part[1:] == 10))).any())
+
 def _empty_field(raw: bytes, delimiter: bytes, block: int = 1 << 23) -> bool:
     "Whether a field or a line of `raw` is empty: two of delimiter, \\n and \\r in a row (but \\r\\n), or one at the start."
     data = np.frombuffer(raw, dtype=np.uint8)
@@ -167,12 +174,10 @@ def _empty_field(raw: bytes, delimiter: bytes, block: int = 1 << 23) -> bool:
         return True
     for start in range(0, len(data), block):   # a block at a time, so the masks stay small
         part = data[start:start + block + 1]
-        gap = (part == ord(delimiter)) | (part == 10) | (part == 13)
-        pair = gap[:-1] & gap[1:]
-        if pair.any() and (pair & ~((part[:-1] == 13) & (part[1:] == 10))).any():
+        low = part <= 32   # one comparison finds every gap byte (and rare control bytes): the exact test only if two meet
+        if (low[:-1] & low[1:]).any() and _gap_pair(part, delimiter):
             return True
     return bool(len(data)) and data[-1] == ord(delimiter)
-
 
 # %% ../nbs/11_runs.ipynb #45de53b3
 def _regular(raw: bytes, names, wanted=None, types=None) -> pa.Table | None:
@@ -287,10 +292,10 @@ def _refuse_exponents(grades: pa.ChunkedArray, lines: np.ndarray, source: str) -
 
 # %% ../nbs/11_runs.ipynb #f2c81d3e
 def _field_types(kind: str, scores_as_text: bool = False) -> dict:
-    "How the three fields kept are read: ids and grades as `_SPELLINGS`, a run's scores as numbers (or text)."
+    "How the three fields kept are read: ids as `_IDS`, grades as `_SPELLINGS`, a run's scores as numbers (or text)."
     if kind == "qrels":
-        return {"query": _SPELLINGS, "doc": _SPELLINGS, "relevance": _SPELLINGS}
-    return {"query": _SPELLINGS, "doc": _SPELLINGS, "score": pa.string() if scores_as_text else pa.float64()}
+        return {"query": _IDS, "doc": _IDS, "relevance": _SPELLINGS}
+    return {"query": _IDS, "doc": _IDS, "score": pa.string() if scores_as_text else pa.float64()}
 
 def _split(raw: bytes, kind: str, source: str) -> tuple[pa.Table, np.ndarray, bytes]:
     names, types = _FIELDS[kind], _field_types(kind)

@@ -19,8 +19,8 @@ import pandas as pd
 from .batch import Batch
 from .core import ndcg_ratio, score_depths, summary_html, summary_text
 from .errors import InputError, UsageError
-from .judgments import (RANKING_FIELDS, judged_pool, judged_queries, join_run, no_common_query_message,
-                               policy_context, ranked_batch)
+from .judgments import (RANKING_FIELDS, id_codes, id_positions, judged_pool, judged_queries, join_run,
+                               no_common_query_message, policy_context, ranked_batch)
 from .measures import Measure, parse_measure, parse_measures
 from .trec_measures import averaged_ndcg
 from .plugins import parse_policy_spec
@@ -325,9 +325,10 @@ def query_weight_table(query_weights, conventions) -> dict | None:
 
 # %% ../nbs/16_scoring.ipynb #6fb9c0d5
 def _run_only_queries(run: pd.DataFrame, queries: np.ndarray) -> np.ndarray:
-    "The run's query ids that are not among the judged `queries`, sorted."
-    in_run = set(pd.Index(pd.unique(run["query"])).astype(str))
-    return np.asarray(sorted(in_run - set(queries)), dtype=object)
+    "The run's query ids that are not among the judged `queries`, sorted; matched by codes and arrow, not a Python set."
+    codes, names = id_codes(run["query"])
+    names = pd.Index(names[np.bincount(codes, minlength=len(names)) > 0]).astype(str)
+    return np.asarray(sorted(names[id_positions(names, pd.Index(queries)) < 0]), dtype=object)
 
 # %% ../nbs/16_scoring.ipynb #468b9912
 def score_run(qrels, run, measures=("ndcg",), *, preset="trec_eval", progress=None, qrels_duplicates: str = "error",
