@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from .batch import Batch
 from .core import ndcg_ratio, score_depths, summary_html, summary_text
@@ -30,7 +31,8 @@ from .resolution import apply_query_rules, query_facts, resolve_convention, run_
 from .runs import as_qrels_and_run
 
 # %% auto #0
-__all__ = ['json_value', 'Evaluation', 'convention_line', 'aggregate', 'measure_summary', 'query_weight_table', 'score_run']
+__all__ = ['STATUSES', 'json_value', 'Evaluation', 'convention_line', 'aggregate', 'measure_summary', 'query_weight_table',
+           'score_run']
 
 # %% ../nbs/16_scoring.ipynb #49cfaaee
 def json_value(value):
@@ -260,6 +262,14 @@ def _summary_row(name: str, values, undefined, counted, in_mean, in_run, convent
             "n_zero_idcg": int((undefined & ~missing).sum()),
             "n_zero_idcg_skipped": int((undefined & ~missing & ~in_mean).sum())}
 
+# %% ../nbs/16_scoring.ipynb #b6aaae25
+STATUSES = ("missing_from_run", "zero_idcg", "ok", "missing_from_qrels")
+
+def _text_column(codes: np.ndarray, labels) -> pd.api.extensions.ExtensionArray:
+    "`labels[code]` for each of `codes`, as a pandas string array built by arrow, not one Python string per row."
+    picked = pa.DictionaryArray.from_arrays(pa.array(codes, type=pa.int8()), pa.array(labels, type=pa.string()))
+    return pd.array(picked.cast(pa.string()), dtype="str")
+
 # %% ../nbs/16_scoring.ipynb #d31af754
 def _weights_of(name: str, queries: np.ndarray, in_mean: np.ndarray, weights: dict | None) -> np.ndarray | None:
     "Each query's weight (NaN where none is given); an error naming the first query in the mean without one."
@@ -274,20 +284,23 @@ def _weights_of(name: str, queries: np.ndarray, in_mean: np.ndarray, weights: di
 
 def measure_summary(name: str, queries: np.ndarray, dcg: np.ndarray, idcg: np.ndarray, low, high,
                     in_run: np.ndarray, convention: Convention, *, unjudged=(), weights: dict | None = None,
-                    facts: dict | None = None) -> tuple[pd.DataFrame, dict]:
+                    facts: dict | None = None, query_column=None) -> tuple[pd.DataFrame, dict]:
     """One measure's per-query rows (`query, measure, value, dcg, idcg, status, counted`) and its summary row
     (`measure, value` and the counts), from every judged query's DCG, IDCG and normalization references, and the
     run's `unjudged` queries (scored 0, or 1 under `unjudged_queries="one"`). `weights`: query id -> weight, for a
-    weighted mean. `facts`: what `zero_grade_sum` and `no_hits` read (`query_facts`)."""
+    weighted mean. `facts`: what `zero_grade_sum` and `no_hits` read (`query_facts`). `query_column`: `queries` as a
+pandas string array, made once for all measures."""
     values, undefined, counted, in_mean = _query_values(dcg, low, high, in_run, queries, convention)
     values, in_mean = apply_query_rules(values, in_mean, counted, in_run, facts, convention, queries, len(unjudged))
-    status = np.where(~in_run, "missing_from_run", np.where(undefined, "zero_idcg", "ok"))
     extra, zeros, yes = len(unjudged), np.zeros(len(unjudged)), np.ones(len(unjudged), dtype=bool)
-    queries, status = np.r_[queries, np.asarray(unjudged, dtype=object)], np.r_[status, ["missing_from_qrels"] * extra]
+    status = _text_column(np.r_[np.where(~in_run, 0, np.where(undefined, 1, 2)), np.full(extra, 3)], STATUSES)
+    if query_column is None or extra:
+        queries = np.r_[queries, np.asarray(unjudged, dtype=object)]
+        query_column = pd.array(queries, dtype="str")
     scored = np.full(extra, 1.0 if convention.unjudged_queries == "one" else 0.0)
     values, dcg, idcg = np.r_[values, scored], np.r_[dcg, zeros], np.r_[idcg, zeros]
     undefined, counted, in_mean, in_run = np.r_[undefined, ~yes], np.r_[counted, yes], np.r_[in_mean, yes], np.r_[in_run, yes]
-    rows = pd.DataFrame({"query": queries, "measure": name, "value": values, "dcg": dcg, "idcg": idcg,
+    rows = pd.DataFrame({"query": query_column, "measure": name, "value": values, "dcg": dcg, "idcg": idcg,
                          "status": status, "counted": in_mean})
     row = _summary_row(name, values, undefined, counted, in_mean, in_run, convention,
                        _weights_of(name, queries, in_mean, weights))
@@ -353,7 +366,7 @@ def score_run(qrels, run, measures=("ndcg",), *, preset="trec_eval", progress=No
     bar.step("ranked")
     scores = {(gains, fields): _score_group(rankings, conventions[fields], gains, depths)
               for (gains, fields), depths in _depth_groups(wanted).items()}
-    frames, summary = [], []
+    frames, summary, query_column = [], [], pd.array(queries, dtype="str")
     for measure in wanted:
         conv = conventions[measure.overrides]
         dcg, idcg, low, high = (scores[measure.gains, measure.overrides][measure.k] if measure.kind == "ndcg"
@@ -361,7 +374,8 @@ def score_run(qrels, run, measures=("ndcg",), *, preset="trec_eval", progress=No
         joined, batch, _, lines = rankings(conv)
         rows, row = measure_summary(measure.name, queries, dcg, idcg, low, high, joined.in_run, conv,
                                     unjudged=run_only_scored(run_only, conv)[0], weights=weights,
-                                    facts=query_facts(batch, joined.judged, measure.k, conv, rows=lines))
+                                    facts=query_facts(batch, joined.judged, measure.k, conv, rows=lines),
+                                    query_column=query_column)
         frames.append(rows)
         summary.append(row)
         bar.step(measure.name)
