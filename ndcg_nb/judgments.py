@@ -84,7 +84,7 @@ def judged_queries(qrels: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     codes, names = id_codes(qrels["query"])
     names = _as_names(names)
     used = np.flatnonzero(np.bincount(codes, minlength=len(names)))
-    order = np.argsort(np.asarray(names[used], dtype=object), kind="stable")
+    order = pc.array_sort_indices(_arrow_strings(names[used])).to_numpy()   # byte order of UTF-8 is Python's str order
     position = np.full(len(names), -1, dtype=np.int64)
     position[used[order]] = np.arange(len(used))
     return np.asarray(names[used[order]], dtype=object), position[codes]
