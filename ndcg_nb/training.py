@@ -13,17 +13,18 @@ import numpy as np
 
 from .core import TIE_RULES, policy_gains, one_ranking_serves, ndcg_ratio, discount_weights, ndcg, score_depths
 from .batch import Batch
-from .segments import list_ids, offsets_from_lengths, positions_in_lists, run_mean, uniform_length
+from .segments import list_ids, offsets_from_lengths, positions_in_lists, run_mean, segment_sum, uniform_length
 from .errors import InputError, InputTypeError, UsageError
 from .resolution import apply_grade_rules, resolve_convention
 from .plugins import BoundPolicy, resolve_policy
-from .policies import SKIPPED_ZERO_IDCG
+from .policies import (SKIPPED_ZERO_IDCG, exponential_gain, int32_exponential_gain, linear_gain, positive_gain,
+                              shifted_exponential_gain, table_gain)
 from .presets import Convention
 
 # %% auto #0
-__all__ = ['CATBOOST_POLICIES', 'as_array', 'TrainingPolicies', 'training_policies', 'QueryGroups', 'NdcgMetric',
-           'LightGBMMetric', 'lightgbm_ndcg', 'XGBoostMetric', 'xgboost_ndcg', 'CatBoostMetric', 'catboost_ndcg',
-           'ndcg_score', 'GroupedNdcg', 'ndcg_scorer']
+__all__ = ['MAX_COUNTED_GRADE', 'ELEMENTWISE_GAINS', 'CATBOOST_POLICIES', 'as_array', 'TrainingPolicies', 'training_policies',
+           'QueryGroups', 'NdcgMetric', 'LightGBMMetric', 'lightgbm_ndcg', 'XGBoostMetric', 'xgboost_ndcg',
+           'CatBoostMetric', 'catboost_ndcg', 'ndcg_score', 'GroupedNdcg', 'ndcg_scorer']
 
 # %% ../nbs/23_training.ipynb #95652916
 def _on_cpu(values):
@@ -146,6 +147,81 @@ def _ideal_dcgs(grades: np.ndarray, offsets: np.ndarray, policies: TrainingPolic
                          truncation=policies.truncation, normalization=policies.normalization)
     return {k: ideal[k].idcg for k in depths}
 
+# %% ../nbs/23_training.ipynb #4d3246bf
+MAX_COUNTED_GRADE = 255
+
+def _grade_codes(grades: np.ndarray, n_groups: int) -> np.ndarray | None:
+    "The grades as integers, or None when they are not all whole numbers from 0 to `MAX_COUNTED_GRADE` (or too many to count per group)."
+    if not len(grades):
+        return None
+    low, high = grades.min(), grades.max()
+    if not (low >= 0 and high <= MAX_COUNTED_GRADE and (high + 1) * n_groups <= 2 * len(grades) + 4096):
+        return None
+    codes = grades.astype(np.intp)
+    return codes if (codes == grades).all() else None
+
+# %% ../nbs/23_training.ipynb #4db9f5bc
+def _grade_counts(codes: np.ndarray, offsets: np.ndarray, n_grades: int) -> np.ndarray:
+    "How many documents of each group have each grade: one row per group, one column per grade 0..`n_grades` - 1."
+    n = len(offsets) - 1
+    keys = codes + np.repeat(np.arange(n) * n_grades, np.diff(offsets))
+    return np.bincount(keys, minlength=n * n_grades).reshape(n, n_grades)
+
+def _gain_table(gain: BoundPolicy, counts: np.ndarray) -> np.ndarray:
+    "The gain of each grade that occurs in `counts`, from one call of the gain policy (0 for grades that do not)."
+    present = np.flatnonzero(counts.sum(axis=0))
+    table = np.zeros(counts.shape[1])
+    table[present], = policy_gains(gain, present.astype(float))
+    return table
+
+# %% ../nbs/23_training.ipynb #cc416bf9
+def _ideal_from_counts(counts: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    "Each group's gains in decreasing order, negative gains left out (flat), and the offsets of the groups."
+    order = np.argsort(-table, kind="stable")
+    order = order[table[order] >= 0]
+    kept = counts[:, order]
+    gains = np.repeat(np.tile(table[order], len(counts)), kept.reshape(-1))
+    return gains, offsets_from_lengths(kept.sum(axis=1))
+
+# %% ../nbs/23_training.ipynb #b04cc489
+def _sums_at_depths(gains: np.ndarray, offsets: np.ndarray, weights: np.ndarray, depths: tuple) -> dict:
+    "`{k: each list's sum of gain x weight of its place, over its first k places}`, added up as the engine adds them."
+    n, width = len(offsets) - 1, uniform_length(offsets)
+    if width == 0:
+        return {k: np.zeros(n) for k in depths}
+    if width is not None:
+        discounted, places = gains.reshape(n, width) * weights[:width], np.arange(width)
+        return {k: (discounted if k is None else np.where(places < k, discounted, 0.0)).sum(axis=1) for k in depths}
+    places = positions_in_lists(offsets)
+    discounted = gains * weights[places]
+    return {k: segment_sum(discounted if k is None else np.where(places < k, discounted, 0.0), offsets)
+            for k in depths}
+
+# %% ../nbs/23_training.ipynb #4f064a50
+ELEMENTWISE_GAINS = (linear_gain, exponential_gain, table_gain, positive_gain, shifted_exponential_gain,
+                     int32_exponential_gain)
+
+def _counted(grades, offsets, gain: BoundPolicy, weights: np.ndarray, depths: tuple) -> tuple | None:
+    "Each document's gain and `{k: each group's ideal DCG}` from counts of the grades, or None where counting does not serve."
+    if gain.policy.function not in ELEMENTWISE_GAINS or gain.context:
+        return None
+    codes = _grade_codes(grades, len(offsets) - 1)
+    if codes is None:
+        return None
+    counts = _grade_counts(codes, offsets, int(codes.max()) + 1)
+    table = _gain_table(gain, counts)
+    if not np.abs(table).max() * weights.sum() < 1e300:
+        return None
+    return table[codes], _sums_at_depths(*_ideal_from_counts(counts, table), weights, depths)
+
+def _gains_and_ideals(grades, offsets, policies: TrainingPolicies, depths: tuple, weights: np.ndarray) -> tuple:
+    "Each document's gain and `{k: each group's ideal DCG}`: counted where that serves, else by the engine."
+    counted = _counted(grades, offsets, policies.gain, weights, depths)
+    if counted is not None:
+        return counted
+    gains, = policy_gains(policies.gain, grades)
+    return gains, _ideal_dcgs(grades, offsets, policies, depths)
+
 # %% ../nbs/23_training.ipynb #2b3c4d12
 def _ranked_by_score(matrix: np.ndarray, deepest: int) -> tuple[np.ndarray, np.ndarray]:
     "The column order of each row's `deepest + 1` best scores, and the rows where two of them tie."
@@ -204,11 +280,10 @@ class QueryGroups:
         self.uniform = uniform_length(offsets) is not None
         self.one_ranking = policies.one_ranking and (self.uniform or self.n * self.width <= 2 * self.size + 4096)
         if self.one_ranking:
-            gains, = policy_gains(policies.gain, self.grades)
             self.cells = None if self.uniform else (list_ids(offsets), positions_in_lists(offsets))
-            self.gain_matrix = _as_matrix(gains, self.cells, self.n, self.width, 0.0)
             self.discounts = discount_weights(policies.discount, self.width)
-            self.idcg = _ideal_dcgs(self.grades, offsets, policies, depths)
+            gains, self.idcg = _gains_and_ideals(self.grades, offsets, policies, depths, self.discounts)
+            self.gain_matrix = _as_matrix(gains, self.cells, self.n, self.width, 0.0)
 
     def _engine(self, batch: Batch) -> dict:
         p = self.policies
