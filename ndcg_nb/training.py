@@ -179,11 +179,14 @@ def _grade_codes(labels: np.ndarray, n_groups: int) -> np.ndarray | None:
 
 # %% ../nbs/23_training.ipynb #4db9f5bc
 def _grade_counts(code_matrix: np.ndarray, n_codes: int) -> np.ndarray:
-    "How many documents of each row have each code 0..`n_codes` - 1 (larger codes are padding)."
-    counts = np.empty((len(code_matrix), n_codes), dtype=np.int64)
-    for code in range(n_codes):
-        counts[:, code] = (code_matrix == code).sum(axis=1)
-    return counts
+    "How many documents of each row have each code 0..`n_codes` - 1 (the code `n_codes` is padding, not counted)."
+    n, width = code_matrix.shape
+    counts, rows = np.empty((n, n_codes + 1), dtype=np.int64), _block_rows(width)
+    for start in range(0, n, rows):
+        block = code_matrix[start:start + rows]
+        keys = (block + (np.arange(len(block)) * (n_codes + 1))[:, None]).reshape(-1)
+        counts[start:start + rows] = np.bincount(keys, minlength=len(block) * (n_codes + 1)).reshape(-1, n_codes + 1)
+    return counts[:, :n_codes]
 
 def _gain_table(policies: TrainingPolicies, counts: np.ndarray) -> np.ndarray:
     "The gain of each code that occurs in `counts` (0 for the others): its grade under the convention, through the gain policy."
