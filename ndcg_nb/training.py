@@ -7,23 +7,25 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass
+from functools import cached_property
 from numbers import Integral
 
 import numpy as np
 
 from .core import TIE_RULES, policy_gains, one_ranking_serves, ndcg_ratio, discount_weights, ndcg, score_depths
 from .batch import Batch
-from .segments import list_ids, offsets_from_lengths, positions_in_lists, run_mean, uniform_length
+from .segments import list_ids, offsets_from_lengths, positions_in_lists, run_mean, segment_sum, uniform_length
 from .errors import InputError, InputTypeError, UsageError
 from .resolution import apply_grade_rules, resolve_convention
 from .plugins import BoundPolicy, resolve_policy
-from .policies import SKIPPED_ZERO_IDCG
+from .policies import (SKIPPED_ZERO_IDCG, exponential_gain, int32_exponential_gain, linear_gain, positive_gain,
+                              shifted_exponential_gain, table_gain)
 from .presets import Convention
 
 # %% auto #0
-__all__ = ['CATBOOST_POLICIES', 'as_array', 'TrainingPolicies', 'training_policies', 'QueryGroups', 'NdcgMetric',
-           'LightGBMMetric', 'lightgbm_ndcg', 'XGBoostMetric', 'xgboost_ndcg', 'CatBoostMetric', 'catboost_ndcg',
-           'ndcg_score', 'GroupedNdcg', 'ndcg_scorer']
+__all__ = ['BLOCK_CELLS', 'MAX_COUNTED_GRADE', 'ELEMENTWISE_GAINS', 'CATBOOST_POLICIES', 'as_array', 'TrainingPolicies',
+           'training_policies', 'QueryGroups', 'NdcgMetric', 'LightGBMMetric', 'lightgbm_ndcg', 'XGBoostMetric',
+           'xgboost_ndcg', 'CatBoostMetric', 'catboost_ndcg', 'ndcg_score', 'GroupedNdcg', 'ndcg_scorer']
 
 # %% ../nbs/23_training.ipynb #95652916
 def _on_cpu(values):
@@ -125,20 +127,36 @@ def _group_offsets(group_sizes, size: int) -> np.ndarray:
         raise InputError(f"group sizes add up to {int(sizes.sum())} but there are {size} labels")
     return offsets_from_lengths(sizes.astype(np.int64))
 
+def _all_finite(values: np.ndarray) -> bool:
+    "Whether every value is finite: for numbers, read from the smallest and the largest, without a mask."
+    if values.dtype.kind in "biu" or not values.size:
+        return True
+    if values.dtype.kind == "f":
+        return bool(np.isfinite(values.min()) and np.isfinite(values.max()))
+    return bool(np.isfinite(values).all())
+
 def _checked_labels(labels) -> np.ndarray:
     labels = as_array(labels, "labels")
-    if labels.ndim != 1 or not np.isfinite(labels).all():
+    if labels.ndim != 1 or not _all_finite(labels):
         raise InputError(f"labels must be a 1-D array of finite numbers, got shape {labels.shape}")
     return labels
 
 # %% ../nbs/23_training.ipynb #2b3c4d06
-def _as_matrix(values: np.ndarray, cells, n: int, width: int, fill: float) -> np.ndarray:
+def _as_matrix(values: np.ndarray, cells, n: int, width: int, fill) -> np.ndarray:
     "`values` laid out as `n` rows of `width`, through `cells` (None when every group has `width` documents)."
     if cells is None:
         return values.reshape(n, width)
-    matrix = np.full((n, width), fill)
+    matrix = np.full((n, width), fill, dtype=values.dtype)
     matrix[cells] = values
     return matrix
+
+# %% ../nbs/23_training.ipynb #0f6268e1
+BLOCK_CELLS = 1 << 15
+
+def _block_rows(width: int) -> int:
+    "How many rows of `width` make a block of about `BLOCK_CELLS` cells."
+    return max(1, BLOCK_CELLS // max(width, 1))
+
 
 # %% ../nbs/23_training.ipynb #2b3c4d09
 def _ideal_dcgs(grades: np.ndarray, offsets: np.ndarray, policies: TrainingPolicies, depths: tuple) -> dict:
@@ -146,10 +164,109 @@ def _ideal_dcgs(grades: np.ndarray, offsets: np.ndarray, policies: TrainingPolic
                          truncation=policies.truncation, normalization=policies.normalization)
     return {k: ideal[k].idcg for k in depths}
 
+# %% ../nbs/23_training.ipynb #4d3246bf
+MAX_COUNTED_GRADE = 31
+
+def _grade_codes(labels: np.ndarray, n_groups: int) -> np.ndarray | None:
+    "The labels as 8-bit integers, or None unless all are whole numbers from 0 to `MAX_COUNTED_GRADE` (and few enough kinds to count per group)."
+    if not len(labels) or labels.dtype.kind not in "biuf":
+        return None
+    low, high = labels.min(), labels.max()
+    if not (low >= 0 and high <= MAX_COUNTED_GRADE and (high + 1) * n_groups <= 2 * len(labels) + 4096):
+        return None
+    codes = labels.astype(np.uint8)
+    return codes if (codes == labels).all() else None
+
+# %% ../nbs/23_training.ipynb #4db9f5bc
+def _grade_counts(code_matrix: np.ndarray, n_codes: int) -> np.ndarray:
+    "How many documents of each row have each code 0..`n_codes` - 1 (the code `n_codes` is padding, not counted)."
+    n, width = code_matrix.shape
+    counts, rows = np.empty((n, n_codes + 1), dtype=np.int64), _block_rows(width)
+    for start in range(0, n, rows):
+        block = code_matrix[start:start + rows]
+        keys = (block + (np.arange(len(block)) * (n_codes + 1))[:, None]).reshape(-1)
+        counts[start:start + rows] = np.bincount(keys, minlength=len(block) * (n_codes + 1)).reshape(-1, n_codes + 1)
+    return counts[:, :n_codes]
+
+def _gain_table(policies: TrainingPolicies, counts: np.ndarray) -> np.ndarray:
+    "The gain of each code that occurs in `counts` (0 for the others): its grade under the convention, through the gain policy."
+    present = np.flatnonzero(counts.sum(axis=0))
+    table = np.zeros(counts.shape[1])
+    table[present], = policy_gains(policies.gain, policies.grades(present.astype(float)))
+    return table
+
+# %% ../nbs/23_training.ipynb #cc416bf9
+def _ideal_from_counts(counts: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    "Each group's gains in decreasing order, negative gains left out (flat), and the offsets of the groups."
+    order = np.argsort(-table, kind="stable")
+    order = order[table[order] >= 0]
+    kept = counts[:, order]
+    gains = np.repeat(np.tile(table[order], len(counts)), kept.reshape(-1))
+    return gains, offsets_from_lengths(kept.sum(axis=1))
+
+# %% ../nbs/23_training.ipynb #b04cc489
+def _sums_at_depths(gains: np.ndarray, offsets: np.ndarray, weights: np.ndarray, depths: tuple) -> dict:
+    "`{k: each list's sum of gain x weight of its place over its first k places}`, added as the engine adds them; overwrites `gains`."
+    width = uniform_length(offsets)
+    if width is None:
+        places = positions_in_lists(offsets)
+        np.multiply(gains, weights[places], out=gains)
+    elif width:
+        np.multiply(gains.reshape(-1, width), weights[:width], out=gains.reshape(-1, width))
+    sums = {}
+    for k in sorted(depths, key=lambda k: -(k or np.inf)):
+        if k is not None and width is None:
+            gains[places >= k] = 0.0
+        elif k is not None and width:
+            gains.reshape(-1, width)[:, k:] = 0.0
+        sums[k] = segment_sum(gains, offsets)
+    return sums
+
+def _ideal_dcgs_counted(counts: np.ndarray, table: np.ndarray, weights: np.ndarray, depths: tuple) -> dict:
+    "`{k: each group's ideal DCG}` from the counts of its grades and their gains, in blocks of groups when the ideal lists are even."
+    lengths = counts[:, table >= 0].sum(axis=1)
+    even = len(lengths) and lengths.min() == lengths.max()
+    rows = _block_rows(len(weights)) if even else max(len(counts), 1)
+    blocks = [_sums_at_depths(*_ideal_from_counts(counts[start:start + rows], table), weights, depths)
+              for start in range(0, len(counts), rows)]
+    return {k: np.concatenate([block[k] for block in blocks]) if blocks else np.zeros(0) for k in depths}
+
+# %% ../nbs/23_training.ipynb #4f064a50
+ELEMENTWISE_GAINS = (linear_gain, exponential_gain, table_gain, positive_gain, shifted_exponential_gain,
+                     int32_exponential_gain)
+
+def _counted(labels, offsets, cells, width: int, policies: TrainingPolicies, weights, depths: tuple) -> tuple | None:
+    "(matrix of label codes, gain of each code, `{k: each group's ideal DCG}`), or None where counting does not serve."
+    if policies.gain.policy.function not in ELEMENTWISE_GAINS or policies.gain.context:
+        return None
+    n = len(offsets) - 1
+    codes = _grade_codes(labels, n)
+    if codes is None:
+        return None
+    n_codes = int(codes.max()) + 1
+    code_matrix = _as_matrix(codes, cells, n, width, n_codes)
+    counts = _grade_counts(code_matrix, n_codes)
+    table = _gain_table(policies, counts)
+    if not np.abs(table).max() * weights.sum() < 1e300:
+        return None
+    return code_matrix, np.append(table, 0.0), _ideal_dcgs_counted(counts, table, weights, depths)
+
+def _by_engine(grades, offsets, cells, width: int, policies: TrainingPolicies, depths: tuple) -> tuple:
+    "(matrix of gains, None, `{k: each group's ideal DCG}`), from the gain policy on every grade and the engine."
+    gains, = policy_gains(policies.gain, grades)
+    return _as_matrix(gains, cells, len(offsets) - 1, width, 0.0), None, _ideal_dcgs(grades, offsets, policies, depths)
+
+def _gains_of(entries: np.ndarray, table: np.ndarray | None) -> np.ndarray:
+    "The gains of entries of a gain matrix: looked up in `table`, or the entries themselves."
+    return entries if table is None else table[entries]
+
 # %% ../nbs/23_training.ipynb #2b3c4d12
 def _ranked_by_score(matrix: np.ndarray, deepest: int) -> tuple[np.ndarray, np.ndarray]:
     "The column order of each row's `deepest + 1` best scores, and the rows where two of them tie."
-    order = np.argsort(-matrix, axis=1)[:, :deepest + 1]
+    n, width = matrix.shape
+    order, rows = np.empty((n, min(deepest + 1, width)), dtype=np.intp), _block_rows(width)
+    for start in range(0, n, rows):
+        order[start:start + rows] = np.argsort(-matrix[start:start + rows], axis=1)[:, :deepest + 1]
     ranked_scores = np.take_along_axis(matrix, order, axis=1)
     tied = ((ranked_scores[:, 1:] == ranked_scores[:, :-1]) & (ranked_scores[:, 1:] > -np.inf)).any(axis=1)
     return order, np.flatnonzero(tied)
@@ -194,21 +311,25 @@ def _group_mean(per_group: np.ndarray, undefined: np.ndarray, weights: np.ndarra
 class QueryGroups:
     "A dataset's labels cut into query groups, with what every round of scores reuses."
     def __init__(self, labels, offsets: np.ndarray, policies: TrainingPolicies, depths: tuple, group_weights=None):
-        labels = _checked_labels(labels)
+        self.labels = _checked_labels(labels)
         self.policies, self.depths, self.offsets = policies, depths, offsets
-        self.size, self.n = len(labels), len(offsets) - 1
-        self.grades = policies.grades(labels)
+        self.size, self.n = len(self.labels), len(offsets) - 1
         self.weights = None if group_weights is None else np.asarray(group_weights, dtype=float)
         self.undefined_weight = None      # LightGBM's own rule, see `_group_mean`
         self.width = int(np.diff(offsets).max(initial=0))
         self.uniform = uniform_length(offsets) is not None
         self.one_ranking = policies.one_ranking and (self.uniform or self.n * self.width <= 2 * self.size + 4096)
         if self.one_ranking:
-            gains, = policy_gains(policies.gain, self.grades)
             self.cells = None if self.uniform else (list_ids(offsets), positions_in_lists(offsets))
-            self.gain_matrix = _as_matrix(gains, self.cells, self.n, self.width, 0.0)
             self.discounts = discount_weights(policies.discount, self.width)
-            self.idcg = _ideal_dcgs(self.grades, offsets, policies, depths)
+            counted = _counted(self.labels, offsets, self.cells, self.width, policies, self.discounts, depths)
+            self.gain_matrix, self.gain_table, self.idcg = counted or _by_engine(self.grades, offsets, self.cells,
+                                                                                 self.width, policies, depths)
+
+    @cached_property
+    def grades(self) -> np.ndarray:
+        "The labels as the convention grades them, worked out when first needed (counting does without)."
+        return self.policies.grades(self.labels)
 
     def _engine(self, batch: Batch) -> dict:
         p = self.policies
@@ -220,10 +341,11 @@ class QueryGroups:
         matrix = _as_matrix(scores, self.cells, self.n, self.width, -np.inf)
         deepest = self.width if None in self.depths else min(max(self.depths), self.width)
         order, rows = _ranked_by_score(matrix, deepest)
-        ranked_gains = np.take_along_axis(self.gain_matrix, order[:, :deepest], axis=1)
+        ranked_gains = _gains_of(np.take_along_axis(self.gain_matrix, order[:, :deepest], axis=1), self.gain_table)
         by_rank = self.policies.ties in ("input", "average")
         if len(rows) and by_rank:
-            ranked_gains[rows] = _tied_gains(matrix[rows], self.gain_matrix[rows], self.policies.ties)[:, :deepest]
+            gains = _gains_of(self.gain_matrix[rows], self.gain_table)
+            ranked_gains[rows] = _tied_gains(matrix[rows], gains, self.policies.ties)[:, :deepest]
         dcg = _depth_dcgs(ranked_gains, self.discounts, self.depths, self.width)
         if len(rows) and not by_rank:
             exact = self._engine(_group_rows(self.grades, self.offsets, rows, scores))
@@ -251,9 +373,8 @@ def _checked_scores(scores, groups: QueryGroups) -> np.ndarray:
         raise InputError(f"got scores of shape {scores.shape} for {groups.size} labels; give one score per "
                          "document (a ranking model's raw output)")
     scores = groups.policies.scores(scores.astype(float, copy=False))
-    bad = ~np.isfinite(scores)
-    if bad.any():
-        at = int(np.flatnonzero(bad)[0])
+    if not _all_finite(scores):
+        at = int(np.flatnonzero(~np.isfinite(scores))[0])
         group = int(np.searchsorted(groups.offsets, at, side="right") - 1)
         raise InputError(f"scores has {scores[at]} at document {at} (group {group}); scores must be finite")
     return scores
