@@ -19,7 +19,7 @@ from .policies import (ZERO_IDCG_POLICIES, SIGNED_ZERO_IDCG, SKIPPED_ZERO_IDCG, 
                              linear_gain, retrieved_normalization)
 from .batch import Batch, as_batch
 from .segments import (by_row_blocks, group_mean, list_ids, offsets_from_lengths, positions_in_lists, row_blocks, run_mean,
-                             segment_sum, sorted_desc, tie_runs, top_k_partition, top_k_stable, top_k_unstable, uniform_length)
+                             segment_sum, sorted_desc, take_columns, tie_runs, top_k_partition, top_k_stable, top_k_unstable, uniform_length)
 
 # %% auto #0
 __all__ = ['TIE_RULES', 'IDEAL_NEGATIVES', 'SUMMARY_ROWS', 'AGGREGATIONS', 'numpy_argsort_order', 'Scores', 'policy_gains',
@@ -121,7 +121,7 @@ def _top_k_of_block(scores: np.ndarray, gains: np.ndarray, k: int, stable: bool)
     if stable:
         return top_k_stable(scores, k)
     columns = top_k_partition(scores, k)
-    return columns if _exact_sums(np.take_along_axis(gains, columns, axis=1)) else top_k_unstable(scores, k)
+    return columns if _exact_sums(take_columns(gains, columns)) else top_k_unstable(scores, k)
 
 # %% ../nbs/07_core.ipynb #4d1312af
 def _tie_means_of_block(scores: np.ndarray, gains: np.ndarray, k: int, stable: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -129,8 +129,8 @@ def _tie_means_of_block(scores: np.ndarray, gains: np.ndarray, k: int, stable: b
     run of equal scores; the run at the cut is averaged over the whole row, documents past `k` included."""
     n = len(scores)
     columns = _top_k_of_block(scores, gains, k, stable)
-    ranked_scores = np.take_along_axis(scores, columns, axis=1)
-    ranked_gains = np.take_along_axis(gains, columns, axis=1).reshape(-1)
+    ranked_scores = take_columns(scores, columns)
+    ranked_gains = take_columns(gains, columns).reshape(-1)
     ranked = run_mean(ranked_gains, tie_runs(ranked_scores.reshape(-1), np.arange(n + 1) * k)).reshape(n, k)
     last = ranked_scores[:, -1:]
     in_last = scores == last
@@ -138,7 +138,7 @@ def _tie_means_of_block(scores: np.ndarray, gains: np.ndarray, k: int, stable: b
     # a run of one keeps its gain, except -0.0, which the sum over the row has always turned into 0.0
     rows = np.flatnonzero((counts > 1) | np.signbit(ranked[:, -1]))
     if rows.size:
-        boundary_mean = np.where(in_last[rows], gains[rows], 0.0).sum(axis=1) / counts[rows]
+        boundary_mean = np.where(in_last, gains, 0.0).sum(axis=1)[rows] / counts[rows]
         ranked[rows] = np.where(ranked_scores[rows] == last[rows], boundary_mean[:, None], ranked[rows])
     return columns, ranked
 
@@ -246,9 +246,8 @@ def _ideal(pool: Batch, pool_gains: np.ndarray, truncation: BoundPolicy, k, deta
            keep_negatives: bool = False):
     """Step 4a: the harmless pool documents (every one, `keep_negatives`) by decreasing gain, truncated. Returns (index into pool or -1, grades,
     offsets). `known`: per-document context of the pool (document ids, judged flags) for the truncation."""
-    harmless = (pool_gains >= 0) | keep_negatives
     index, offsets = _by_gain(pool, pool_gains, None if truncation.context else k, detail)
-    keep = harmless[index]       # harmful documents sort after every harmless one: the first k harmless stay
+    keep = (pool_gains[index] >= 0) | keep_negatives   # harmful documents sort after the harmless: the first k stay
     if not keep.all():
         counts = segment_sum(keep.astype(float), offsets).astype(np.int64)
         index, offsets = index[keep], offsets_from_lengths(counts)
@@ -263,7 +262,7 @@ def _fill_ideal(pool: Batch, pool_gains, source, grades, gains, offsets, keep_ne
     """Step 4b: appended places go to the harmful judged documents that beat the fill (unless `keep_negatives`
     already put them in); the ideal re-sorted by gain."""
     appended = source < 0
-    harmful = (pool_gains < 0) & (not keep_negatives)
+    harmful = (pool_gains < 0) & (not keep_negatives) if appended.any() else np.zeros(0, dtype=bool)
     if appended.any() and harmful.any():
         lists = list_ids(offsets)
         harmful_index = np.flatnonzero(harmful)

@@ -9,8 +9,8 @@ import numpy as np
 
 # %% auto #0
 __all__ = ['ROW_BLOCK', 'offsets_from_lengths', 'uniform_length', 'list_ids', 'ranks_from_lengths', 'positions_in_lists',
-           'segment_sum', 'top_k_stable', 'top_k_unstable', 'top_k_partition', 'row_blocks', 'by_row_blocks',
-           'sorted_desc', 'tie_runs', 'run_mean', 'group_mean']
+           'segment_sum', 'take_columns', 'top_k_stable', 'top_k_unstable', 'top_k_partition', 'row_blocks',
+           'by_row_blocks', 'sorted_desc', 'tie_runs', 'run_mean', 'group_mean']
 
 # %% ../nbs/02_segments.ipynb #8e1d3ddd
 def offsets_from_lengths(lengths) -> np.ndarray:
@@ -57,12 +57,17 @@ def segment_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
             sums[nonempty] = np.add.reduceat(values, offsets[:-1][nonempty])
     return sums
 
+# %% ../nbs/02_segments.ipynb #74c35c60
+def take_columns(matrix: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    "`np.take_along_axis(matrix, columns, axis=1)` for a 2-D `matrix`, read by flat index (about twice as fast)."
+    return matrix.reshape(-1)[columns + np.arange(len(matrix))[:, None] * matrix.shape[1]]
+
 # %% ../nbs/02_segments.ipynb #50f55b8e
 def top_k_stable(matrix: np.ndarray, k: int) -> np.ndarray:
     "The columns of each row's `k` largest values (`k` < width), largest first, ties by column: `argsort(-m, stable)[:, :k]`."
     width = matrix.shape[1]
     columns = np.argpartition(matrix, width - k, axis=1)[:, width - k:]
-    values = np.take_along_axis(matrix, columns, axis=1)
+    values = take_columns(matrix, columns)
     boundary = values.min(axis=1, keepdims=True)
     tied = values == boundary
     needed = tied.sum(axis=1)
@@ -75,8 +80,8 @@ def top_k_stable(matrix: np.ndarray, k: int) -> np.ndarray:
         fixed[tied[short]] = tied_columns[rank < needed[short][rows]]
         columns[short] = fixed
     columns = np.sort(columns, axis=1)
-    order = np.argsort(-np.take_along_axis(matrix, columns, axis=1), axis=1, kind="stable")
-    return np.take_along_axis(columns, order, axis=1)
+    order = np.argsort(-take_columns(matrix, columns), axis=1, kind="stable")
+    return take_columns(columns, order)
 
 
 # %% ../nbs/02_segments.ipynb #89360fa9
@@ -96,8 +101,8 @@ def top_k_partition(matrix: np.ndarray, k: int) -> np.ndarray:
     "The columns of each row's `k` largest values (`k` < width), largest first; the order of equal values is open."
     width = matrix.shape[1]
     columns = np.argpartition(matrix, width - k, axis=1)[:, width - k:]
-    order = np.argsort(-np.take_along_axis(matrix, columns, axis=1), axis=1)
-    return np.take_along_axis(columns, order, axis=1)
+    order = np.argsort(-take_columns(matrix, columns), axis=1)
+    return take_columns(columns, order)
 
 
 # %% ../nbs/02_segments.ipynb #61c1b211
