@@ -75,6 +75,8 @@ def _to_float(values, what: str) -> np.ndarray:
 # %% ../nbs/06_batch.ipynb #a0fc1178
 def _check_finite(values: np.ndarray, offsets: np.ndarray, what: str, single: bool, padded: bool = False):
     "Refuse NaN and infinities, naming the list and rank of the first (and, for a padded 2-D input, how to pad)."
+    if np.isfinite(values.min(initial=0.0)) and np.isfinite(values.max(initial=0.0)):
+        return                   # NaN and infinities show in the smallest or largest value: no mask to make
     bad = ~np.isfinite(values)
     if bad.any():
         at = int(np.flatnonzero(bad)[0])

@@ -16,9 +16,10 @@ from .errors import PluginError
 from .policy_checks import check_finite_sums, check_normalized, check_output, check_truncation_source, check_values
 from .errors import InputError, NdcgWarning, UsageError
 from .policies import (ZERO_IDCG_POLICIES, SIGNED_ZERO_IDCG, SKIPPED_ZERO_IDCG, check_depth, cut_truncation, judged_normalization,
-                             retrieved_normalization)
+                             linear_gain, retrieved_normalization)
 from .batch import Batch, as_batch
-from .segments import group_mean, list_ids, offsets_from_lengths, positions_in_lists, run_mean, segment_sum, sorted_desc, tie_runs, uniform_length
+from .segments import (by_row_blocks, group_mean, list_ids, offsets_from_lengths, positions_in_lists, row_blocks, run_mean,
+                             segment_sum, sorted_desc, take_columns, tie_runs, top_k_partition, top_k_stable, top_k_unstable, uniform_length)
 
 # %% auto #0
 __all__ = ['TIE_RULES', 'IDEAL_NEGATIVES', 'SUMMARY_ROWS', 'AGGREGATIONS', 'numpy_argsort_order', 'Scores', 'policy_gains',
@@ -109,6 +110,53 @@ def policy_gains(gain: BoundPolicy, *parts: np.ndarray, lists=None, max_grades=N
     gains = check_values(gain, gain(flat, context=context), flat.shape, "the grades")
     return np.split(gains, np.cumsum([len(p) for p in parts])[:-1])
 
+# %% ../nbs/07_core.ipynb #d56ca40e
+def _exact_sums(values: np.ndarray) -> bool:
+    "Whether sums of up to a row of `values` come out the same in any order: whole numbers, far from 2**53."
+    return bool(np.all(values == np.trunc(values))) and np.abs(values).max(initial=0) * values.shape[1] < 2.0 ** 53
+
+def _top_k_of_block(scores: np.ndarray, gains: np.ndarray, k: int, stable: bool) -> np.ndarray:
+    """The columns of each row's top `k` by score (ties by column if `stable`). Unstable, the fastest partition
+    serves unless the gains picked are fractions: their tie means then follow `top_k_unstable`'s order, as before."""
+    if stable:
+        return top_k_stable(scores, k)
+    columns = top_k_partition(scores, k)
+    return columns if _exact_sums(take_columns(gains, columns)) else top_k_unstable(scores, k)
+
+# %% ../nbs/07_core.ipynb #4d1312af
+def _tie_means_of_block(scores: np.ndarray, gains: np.ndarray, k: int, stable: bool) -> tuple[np.ndarray, np.ndarray]:
+    """For a block of rows longer than `k`: the columns of the top `k` by score and their gains averaged over each
+    run of equal scores; the run at the cut is averaged over the whole row, documents past `k` included."""
+    n = len(scores)
+    columns = _top_k_of_block(scores, gains, k, stable)
+    ranked_scores = take_columns(scores, columns)
+    ranked_gains = take_columns(gains, columns).reshape(-1)
+    ranked = run_mean(ranked_gains, tie_runs(ranked_scores.reshape(-1), np.arange(n + 1) * k)).reshape(n, k)
+    last = ranked_scores[:, -1:]
+    in_last = scores == last
+    counts = in_last.sum(axis=1)
+    # a run of one keeps its gain, except -0.0, which the sum over the row has always turned into 0.0
+    rows = np.flatnonzero((counts > 1) | np.signbit(ranked[:, -1]))
+    if rows.size:
+        boundary_mean = np.where(in_last, gains, 0.0).sum(axis=1)[rows] / counts[rows]
+        ranked[rows] = np.where(ranked_scores[rows] == last[rows], boundary_mean[:, None], ranked[rows])
+    return columns, ranked
+
+# %% ../nbs/07_core.ipynb #c26ffff3
+def _tie_averaged(batch: Batch, gains: np.ndarray, k, detail: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    "`_rank` under `ties='average'`: equal-length rows longer than `k` block by block, other lists whole."
+    width = uniform_length(batch.offsets)
+    if not width or k is None or k >= width:
+        index, offsets = sorted_desc((batch.scores,), batch.offsets, stable=detail)
+        return index, run_mean(gains[index], tie_runs(batch.scores[index], offsets)), offsets
+    n = len(batch)
+    scores, gains = batch.scores.reshape(n, width), gains.reshape(n, width)
+    columns, ranked = np.empty((n, k), dtype=np.int64), np.empty((n, k))
+    for rows in row_blocks(n, width):
+        columns[rows], ranked[rows] = _tie_means_of_block(scores[rows], gains[rows], k, detail)
+    index = (columns + batch.offsets[:-1, None]).reshape(-1)
+    return index, ranked.reshape(-1), np.arange(n + 1, dtype=np.int64) * k
+
 # %% ../nbs/07_core.ipynb #c2703e51
 def _rank(batch: Batch, gains: np.ndarray, k, ties: str, tie_groups, detail: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     "Step 2: the index of each ranked document in the input (cut to `k` where safe), its gain, and the offsets."
@@ -127,24 +175,10 @@ def _rank(batch: Batch, gains: np.ndarray, k, ties: str, tie_groups, detail: boo
         index, offsets = numpy_argsort_order(scores, batch.offsets, k)
         return index, gains[index], offsets
     keys = (scores,) if ties in ("input", "average") else (scores, gains if ties == "best" else -gains)
-    if ties != "average":
-        index, offsets = sorted_desc(keys, batch.offsets, k)
-        return index, gains[index], offsets
-    width = uniform_length(batch.offsets)
-    index, offsets = sorted_desc(keys, batch.offsets, None if width is None else k, stable=detail)
-    ranked_scores = scores[index]
-    ranked = run_mean(gains[index], tie_runs(ranked_scores, offsets))   # runs of equal scores, averaged
-    if len(index) == len(scores):                      # whole lists sorted: nothing was cut
-        return index, ranked, offsets
-    # top k of equal-length rows: the tie group at the cut also holds documents past k, so its
-    # mean is taken over the whole row
-    n, keep = len(batch), uniform_length(offsets)
-    last = ranked_scores.reshape(n, keep)[:, -1:]
-    in_last = scores.reshape(n, width) == last
-    boundary_mean = (np.where(in_last, gains.reshape(n, width), 0.0).sum(axis=1) / in_last.sum(axis=1))
-    at_cut = (ranked_scores.reshape(n, keep) == last).reshape(-1)
-    ranked[at_cut] = np.repeat(boundary_mean, keep)[at_cut]
-    return index, ranked, offsets
+    if ties == "average":
+        return _tie_averaged(batch, gains, k, detail)
+    index, offsets = sorted_desc(keys, batch.offsets, k)
+    return index, gains[index], offsets
 
 # %% ../nbs/07_core.ipynb #e8b27b1d
 def _truncate(truncation: BoundPolicy, grades: np.ndarray, offsets: np.ndarray, k, what: str, context=None):
@@ -200,14 +234,20 @@ def _truncation_context(truncation: BoundPolicy, known: dict | None, index: np.n
             "scores": pick(known.get("scores", scores)), "ideal": ideal}
 
 # %% ../nbs/07_core.ipynb #bff373d2
+def _by_gain(pool: Batch, pool_gains: np.ndarray, k, detail: bool) -> tuple[np.ndarray, np.ndarray]:
+    "The pool's documents by decreasing gain, the first `k` of each list; equal gains in any order unless `detail`."
+    width = uniform_length(pool.offsets)
+    if detail or not width or k is None or k >= width:
+        return sorted_desc((pool_gains,), pool.offsets, k, stable=detail)
+    columns = by_row_blocks(top_k_partition, pool_gains.reshape(-1, width), k)
+    return (columns + pool.offsets[:-1, None]).reshape(-1), np.arange(len(pool) + 1, dtype=np.int64) * k
+
 def _ideal(pool: Batch, pool_gains: np.ndarray, truncation: BoundPolicy, k, detail: bool = True, known=None,
            keep_negatives: bool = False):
     """Step 4a: the harmless pool documents (every one, `keep_negatives`) by decreasing gain, truncated. Returns (index into pool or -1, grades,
     offsets). `known`: per-document context of the pool (document ids, judged flags) for the truncation."""
-    harmless = (pool_gains >= 0) | keep_negatives
-    keys = np.where(harmless, pool_gains, -np.inf)
-    index, offsets = sorted_desc((keys,), pool.offsets, None if truncation.context else k, stable=detail)
-    keep = harmless[index]
+    index, offsets = _by_gain(pool, pool_gains, None if truncation.context else k, detail)
+    keep = (pool_gains[index] >= 0) | keep_negatives   # harmful documents sort after the harmless: the first k stay
     if not keep.all():
         counts = segment_sum(keep.astype(float), offsets).astype(np.int64)
         index, offsets = index[keep], offsets_from_lengths(counts)
@@ -222,7 +262,7 @@ def _fill_ideal(pool: Batch, pool_gains, source, grades, gains, offsets, keep_ne
     """Step 4b: appended places go to the harmful judged documents that beat the fill (unless `keep_negatives`
     already put them in); the ideal re-sorted by gain."""
     appended = source < 0
-    harmful = (pool_gains < 0) & (not keep_negatives)
+    harmful = (pool_gains < 0) & (not keep_negatives) if appended.any() else np.zeros(0, dtype=bool)
     if appended.any() and harmful.any():
         lists = list_ids(offsets)
         harmful_index = np.flatnonzero(harmful)
@@ -363,6 +403,9 @@ def _pool(batch: Batch, ideal: Batch | None) -> Batch:
 # %% ../nbs/07_core.ipynb #b21dbdb9
 def _input_gains(gain: BoundPolicy, batch: Batch, ideal: Batch | None, max_grades) -> tuple[np.ndarray, np.ndarray]:
     "Step 1: the gains of the ranked grades and of the pool's, in one call of the gain policy."
+    if gain.policy.function is linear_gain and not gain.params:   # the grades are the gains: no call, no copy
+        batch_gains = check_values(gain, batch.grades, batch.grades.shape, "the grades")
+        return batch_gains, batch_gains if ideal is None else check_values(gain, ideal.grades, ideal.grades.shape, "the grades")
     if ideal is None:
         batch_gains, = policy_gains(gain, batch.grades, lists=_list_index(gain, batch.offsets), max_grades=max_grades)
         return batch_gains, batch_gains
@@ -450,7 +493,7 @@ def score_batch(batch: Batch, k: int | None = None, *, ideal: Batch | None = Non
     normalization = normalization if isinstance(normalization, BoundPolicy) else resolve_policy("normalization", normalization)
     pool = _pool(batch, ideal)
     pool_known = context if ideal is None else {"judged": np.ones(len(pool.grades), dtype=bool), **(ideal_context or {})}
-    max_grades = _max_per_list(pool.grades, pool.offsets) if (gain.context or normalization.context) else None
+    max_grades = _max_per_list(pool.grades, pool.offsets) if (gain.context or "max_grades" in normalization.context) else None
     batch_gains, pool_gains = _input_gains(gain, batch, ideal, max_grades)
     grades, gains, source, offsets = _ranked(batch, batch_gains, truncation, k, ties, tie_groups, detail, context)
     ideal_source, ideal_grades, ideal_offsets = _ideal(pool, pool_gains, truncation, k, detail, pool_known,
