@@ -110,22 +110,18 @@ def _query_index(run: pd.DataFrame, queries: np.ndarray) -> tuple[np.ndarray, np
     return query, in_run
 
 # %% ../nbs/15_judgments.ipynb #04564bb6
-def _doc_in_qrels(run_doc_names: pd.Index, judged_doc_names: pd.Index) -> np.ndarray:
-    "The code among `judged_doc_names` of each of `run_doc_names`, -1 where absent; no lookup if the lists are one."
-    if run_doc_names is judged_doc_names:
-        return np.arange(len(run_doc_names), dtype=np.int64)
-    return id_positions(run_doc_names, judged_doc_names)
-
 def _qrels_line(query: np.ndarray, run_doc_names: pd.Index, run_doc: np.ndarray, qrels: pd.DataFrame,
                 qrels_query: np.ndarray) -> np.ndarray:
     "The qrels line judging each run line's (query, document), -1 for an unjudged one."
     judged_doc, judged_doc_names = id_codes(qrels["doc"])
-    doc_in_qrels = _doc_in_qrels(run_doc_names, judged_doc_names)[run_doc]
+    n_docs = max(len(judged_doc_names), 1)
+    if run_doc_names is judged_doc_names:   # read together: a run document's code is already its qrels code
+        return _line_by_doc(query, run_doc, qrels_query, judged_doc, n_docs)
+    doc_in_qrels = id_positions(run_doc_names, judged_doc_names)[run_doc]
     found = np.full(len(query), -1, dtype=np.int64)
     known = doc_in_qrels >= 0
-    found[known] = _line_by_doc(query[known], doc_in_qrels[known], qrels_query, judged_doc, max(len(judged_doc_names), 1))
+    found[known] = _line_by_doc(query[known], doc_in_qrels[known], qrels_query, judged_doc, n_docs)
     return found
-
 
 # %% ../nbs/15_judgments.ipynb #b7e1d2c4
 def _without_dropped(joined: "JoinedRun", dropped: np.ndarray | None) -> "JoinedRun":
@@ -137,14 +133,18 @@ def _without_dropped(joined: "JoinedRun", dropped: np.ndarray | None) -> "Joined
                      joined.judged[keep], joined.in_run)
 
 # %% ../nbs/15_judgments.ipynb #b8f52fdd
+def _judged_rows(values: np.ndarray, keep: np.ndarray | None) -> np.ndarray:
+    "`values` of the run lines whose query is judged (`keep`; None: every line, and no copy)."
+    return values if keep is None else values[keep]
+
 def join_run(run: pd.DataFrame, qrels: pd.DataFrame, queries: np.ndarray, qrels_query: np.ndarray,
           convention: Convention) -> JoinedRun:
     "Attach to each run line the judgment of its (query, document), by integer keys."
     query, in_run = _query_index(run, queries)
-    keep = query >= 0
-    query = query[keep]
+    keep = None if (query >= 0).all() else query >= 0
+    query = _judged_rows(query, keep)
     run_doc, run_doc_names = id_codes(run["doc"])
-    run_doc = run_doc[keep]
+    run_doc = _judged_rows(run_doc, keep)
     found = _qrels_line(query, run_doc_names, run_doc, qrels, qrels_query)
     relevance = qrels["relevance"].to_numpy(dtype=float)
     judged = found >= 0
@@ -152,7 +152,7 @@ def join_run(run: pd.DataFrame, qrels: pd.DataFrame, queries: np.ndarray, qrels_
     grade, dropped = apply_grade_rules(grade, convention, judged=judged)
     if dropped is not None:
         judged &= ~dropped
-    score = run["score"].to_numpy(dtype=float)[keep]
+    score = _judged_rows(run["score"].to_numpy(dtype=float), keep)
     if convention.float32_scores:
         score = score.astype(np.float32).astype(float)
     joined = JoinedRun(query, run_doc, _as_names(run_doc_names), score, grade, judged, in_run)
