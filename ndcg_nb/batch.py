@@ -15,7 +15,7 @@ from .errors import InputError, InputTypeError, NdcgWarning, UsageError
 from .segments import list_ids, offsets_from_lengths, positions_in_lists
 
 # %% auto #0
-__all__ = ['Batch', 'as_batch']
+__all__ = ['Batch', 'all_finite', 'as_batch']
 
 # %% ../nbs/06_batch.ipynb #d0b8a434
 @dataclass
@@ -73,10 +73,18 @@ def _to_float(values, what: str) -> np.ndarray:
     return array
 
 # %% ../nbs/06_batch.ipynb #a0fc1178
+def all_finite(values: np.ndarray) -> bool:
+    "Whether every value is finite, read from the smallest and the largest (NaN and infinities show there): no mask."
+    if values.dtype.kind in "biu" or not values.size:
+        return True
+    if values.dtype.kind == "f":
+        return bool(np.isfinite(values.min()) and np.isfinite(values.max()))
+    return bool(np.isfinite(values).all())
+
 def _check_finite(values: np.ndarray, offsets: np.ndarray, what: str, single: bool, padded: bool = False):
     "Refuse NaN and infinities, naming the list and rank of the first (and, for a padded 2-D input, how to pad)."
-    if np.isfinite(values.min(initial=0.0)) and np.isfinite(values.max(initial=0.0)):
-        return                   # NaN and infinities show in the smallest or largest value: no mask to make
+    if all_finite(values):
+        return
     bad = ~np.isfinite(values)
     if bad.any():
         at = int(np.flatnonzero(bad)[0])

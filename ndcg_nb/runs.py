@@ -147,7 +147,6 @@ def _read_bytes(path):
 # %% ../nbs/11_runs.ipynb #5e0d7a41
 MEMORY_POOL = pa.system_memory_pool()   # C's malloc: it keeps less memory back than arrow's default pool
 _SPELLINGS = pa.dictionary(pa.int32(), pa.string())   # a field read this way keeps each distinct string once per block
-_IDS = pa.string()   # how ids are read: see the performance notes below
 
 def _arrow_csv(data: bytes, names, columns, delimiter: str = " ", types: dict | None = None) -> pa.Table:
     "The `columns` of `data` (fields `names`, split on `delimiter`) as arrow strings (or `types`), by pyarrow's threaded reader."
@@ -292,10 +291,10 @@ def _refuse_exponents(grades: pa.ChunkedArray, lines: np.ndarray, source: str) -
 
 # %% ../nbs/11_runs.ipynb #f2c81d3e
 def _field_types(kind: str, scores_as_text: bool = False) -> dict:
-    "How the three fields kept are read: ids as `_IDS`, grades as `_SPELLINGS`, a run's scores as numbers (or text)."
+    "How the three fields kept are read: ids as strings, grades as `_SPELLINGS`, a run's scores as numbers (or text)."
     if kind == "qrels":
-        return {"query": _IDS, "doc": _IDS, "relevance": _SPELLINGS}
-    return {"query": _IDS, "doc": _IDS, "score": pa.string() if scores_as_text else pa.float64()}
+        return {"query": pa.string(), "doc": pa.string(), "relevance": _SPELLINGS}
+    return {"query": pa.string(), "doc": pa.string(), "score": pa.string() if scores_as_text else pa.float64()}
 
 def _split(raw: bytes, kind: str, source: str) -> tuple[pa.Table, np.ndarray, bytes]:
     names, types = _FIELDS[kind], _field_types(kind)
@@ -311,7 +310,7 @@ def _split(raw: bytes, kind: str, source: str) -> tuple[pa.Table, np.ndarray, by
         raise TrecFormatError(f"{source}: {exc}") from None
 
 def split_lines(raw: bytes, kind: str, source: str) -> tuple[pa.Table, np.ndarray, bytes]:
-    "The query, doc and value of each line of `raw` (arrow strings, ids and grades dictionary-encoded; a run's scores as numbers when they parse); their line numbers; the text parsed."
+    "The query, doc and value of each line of `raw` (arrow strings, grades dictionary-encoded; a run's scores as numbers when they parse); their line numbers; the text parsed."
     table, lines, text = _split(raw, kind, source)
     if kind == "qrels":
         _refuse_exponents(table.column(2), lines, source)
@@ -324,21 +323,13 @@ def _categorical(codes: np.ndarray, names) -> pd.Categorical:
     fast = getattr(pd.CategoricalDtype, "_from_fastpath", None)   # pandas' own constructor without the check
     return pd.Categorical.from_codes(codes, dtype=fast(names, False) if fast else pd.CategoricalDtype(names))
 
-def _shared_dictionary(column: pa.ChunkedArray) -> pa.ChunkedArray:
-    "`column` dictionary-encoded, one dictionary for all its blocks; blocks read as `_SPELLINGS` only have theirs merged."
-    if pa.types.is_dictionary(column.type):
-        if sum(block.dictionary.nbytes for block in column.chunks) >= 2**31 - 1:   # too much text for 32-bit offsets
-            column = column.cast(pa.dictionary(pa.int32(), pa.large_string()))
-        return column.unify_dictionaries(memory_pool=MEMORY_POOL)
-    if column.nbytes >= 2**31 - 1:   # more text than 32-bit offsets can address in one dictionary
-        column = column.cast(pa.large_string())
-    return pc.dictionary_encode(column, memory_pool=MEMORY_POOL)   # the blocks are not copied into one array
-
 def _dictionary_codes(column: pa.ChunkedArray) -> tuple[np.ndarray, pd.Index]:
     "Each string's code and the distinct strings, by one dictionary encoding that every block of `column` shares."
     if not column.num_chunks:
         return np.zeros(0, dtype=np.int32), pd.Index(pa.array([], type=column.type).to_pandas())
-    encoded = _shared_dictionary(column)
+    if column.nbytes >= 2**31 - 1:   # more text than 32-bit offsets can address in one dictionary
+        column = column.cast(pa.large_string())
+    encoded = pc.dictionary_encode(column, memory_pool=MEMORY_POOL)   # the blocks are not copied into one array
     codes = np.concatenate([chunk.indices.to_numpy() for chunk in encoded.chunks])
     return codes, pd.Index(encoded.chunk(0).dictionary.to_pandas())
 

@@ -13,7 +13,7 @@ from numbers import Integral
 import numpy as np
 
 from .core import TIE_RULES, policy_gains, one_ranking_serves, ndcg_ratio, discount_weights, ndcg, score_depths
-from .batch import Batch
+from .batch import Batch, all_finite
 from .segments import list_ids, offsets_from_lengths, positions_in_lists, run_mean, segment_sum, uniform_length
 from .errors import InputError, InputTypeError, UsageError
 from .resolution import apply_grade_rules, resolve_convention
@@ -127,17 +127,9 @@ def _group_offsets(group_sizes, size: int) -> np.ndarray:
         raise InputError(f"group sizes add up to {int(sizes.sum())} but there are {size} labels")
     return offsets_from_lengths(sizes.astype(np.int64))
 
-def _all_finite(values: np.ndarray) -> bool:
-    "Whether every value is finite: for numbers, read from the smallest and the largest, without a mask."
-    if values.dtype.kind in "biu" or not values.size:
-        return True
-    if values.dtype.kind == "f":
-        return bool(np.isfinite(values.min()) and np.isfinite(values.max()))
-    return bool(np.isfinite(values).all())
-
 def _checked_labels(labels) -> np.ndarray:
     labels = as_array(labels, "labels")
-    if labels.ndim != 1 or not _all_finite(labels):
+    if labels.ndim != 1 or not all_finite(labels):
         raise InputError(f"labels must be a 1-D array of finite numbers, got shape {labels.shape}")
     return labels
 
@@ -373,7 +365,7 @@ def _checked_scores(scores, groups: QueryGroups) -> np.ndarray:
         raise InputError(f"got scores of shape {scores.shape} for {groups.size} labels; give one score per "
                          "document (a ranking model's raw output)")
     scores = groups.policies.scores(scores.astype(float, copy=False))
-    if not _all_finite(scores):
+    if not all_finite(scores):
         at = int(np.flatnonzero(~np.isfinite(scores))[0])
         group = int(np.searchsorted(groups.offsets, at, side="right") - 1)
         raise InputError(f"scores has {scores[at]} at document {at} (group {group}); scores must be finite")
