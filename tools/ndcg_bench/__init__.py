@@ -51,6 +51,9 @@ Workloads:
 Method:
   * Data is generated once (NumPy-vectorised, byte by byte) into --data-dir and reused by every
     tool and every later run; generation is not timed.
+  * ndcg_nb's modules are byte-compiled before anything is timed, as installing a wheel leaves
+    them; a checkout edited since its last import would otherwise be compiled again in every
+    child where PYTHONDONTWRITEBYTECODE is set (as on the machine these figures come from).
   * Every measurement runs in a fresh child process (`python -m ndcg_bench.child`, one JSON job
     on stdin). The child first imports what a user's script imports for that tool (peers.IMPORTS,
     e.g. `from ndcg_nb import evaluate`), timed: "import"; it has loaded nothing heavy before (no

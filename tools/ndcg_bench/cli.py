@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 
 from . import __doc__ as USAGE
-from .machine import describe_machine, load_average
+from .machine import byte_compile_ndcg_nb, describe_machine, load_average
 from .report import TargetList, closing_notes, report_text, write_json
 from .session import Session
 from .workloads import BY_NAME, REGISTRY, available_file_peers
@@ -71,6 +71,9 @@ def main(argv=None):
     args, chosen = parse_args(argv)
     session = Session(args, mode_of(args))
     session.machine = describe_machine()
+    compiled = byte_compile_ndcg_nb()
+    if compiled:
+        session.notes.append(compiled)
     metas = generate_data(session, chosen)
     if args.prepare:
         return
