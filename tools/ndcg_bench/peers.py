@@ -221,6 +221,43 @@ def setup_training(tool, labels, scores, untied, sizes, tied=False, **_):
     raise ValueError(tool)
 
 
+# --- the floor of ndcg_nb's stack: what numpy + pyarrow + pandas cost before any NDCG is computed ------
+
+def _arrow_fields(path, names, value, value_type):
+    "The query, doc and `value` fields of a TREC file, read as ndcg_nb reads a regular one (pyarrow's threaded reader)."
+    import pyarrow as pa
+    import pyarrow.csv as pa_csv
+    wanted = {"query": pa.string(), "doc": pa.string(), value: value_type}
+    return pa_csv.read_csv(path, read_options=pa_csv.ReadOptions(column_names=names),
+                           parse_options=pa_csv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False,
+                                                             double_quote=False),
+                           convert_options=pa_csv.ConvertOptions(column_types=wanted, include_columns=list(wanted)))
+
+
+def setup_floor(tool, qrels, run, **_):
+    """Stages of the files path done by the libraries alone, no ndcg_nb: `stack` the imports only, `parse` both
+    files read by pyarrow, `dictionary` that and one dictionary of the document ids of both (as ndcg_nb keeps)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def parse():
+        return (_arrow_fields(qrels, ["query", "iter", "doc", "relevance"], "relevance", pa.string()),
+                _arrow_fields(run, ["query", "q0", "doc", "rank", "score", "tag"], "score", pa.float64()))
+
+    def dictionary():
+        judged, ranked = parse()
+        return pc.dictionary_encode(pa.chunked_array(judged["doc"].chunks + ranked["doc"].chunks))
+
+    calls = {"stack": lambda: None, "parse": parse, "dictionary": dictionary}
+    if tool not in calls:
+        raise ValueError(tool)
+    return calls[tool], None
+
+
+FLOOR_TOOLS = ("stack", "parse", "dictionary")
+_STACK = [("numpy", None), ("pyarrow.csv", None), ("pyarrow.compute", None), ("pandas", None)]
+
+
 # --- what a user's script imports: (module, attribute or None), timed in the child before the setup ----
 
 _FILE_IMPORTS = {"ndcg_nb": [("ndcg_nb", "evaluate")], "pytrec_eval": [("pytrec_eval", None)],
@@ -233,6 +270,8 @@ IMPORTS = {
     # both sides of a training loop import LightGBM; ours adds the metric
     "training": {"ndcg_nb": [("lightgbm", None), ("ndcg_nb.training", "lightgbm_ndcg")],
                  "lightgbm": [("lightgbm", None)]},
+    # ndcg_nb's own stack, without ndcg_nb
+    "floor": {tool: _STACK for tool in FLOOR_TOOLS},
 }
 
 
@@ -241,4 +280,5 @@ def tool_imports(kind, tool) -> list:
     return IMPORTS[kind][tool]
 
 
-SETUPS = {"files": setup_files, "dicts": setup_dicts, "arrays": setup_arrays, "training": setup_training}
+SETUPS = {"files": setup_files, "dicts": setup_dicts, "arrays": setup_arrays, "training": setup_training,
+          "floor": setup_floor}

@@ -122,6 +122,26 @@ def measure_files(session, name, title, meta, repeats, peers, cut_all=False, oth
     return workload
 
 
+FLOOR_LABELS = {"stack": "floor: numpy+pyarrow+pandas", "parse": "floor: + pyarrow parse",
+                "dictionary": "floor: + doc dictionary"}
+
+
+def _measure_floor(session, workload, files, repeats):
+    """What ndcg_nb's libraries alone cost on these files (imports, pyarrow's parse, the document dictionary),
+    beside the budget a ratio target leaves: the lower bound of any ndcg_nb built on this stack."""
+    rows = {tool: session.measure(workload, label, "floor", {"tool": tool, **files}, repeats, keep_values=False)
+            for tool, label in FLOOR_LABELS.items()}
+    for row in rows.values():
+        row["reference"] = "pytrec_eval"
+    peer = find_row(workload, "pytrec_eval")
+    floor = _get(rows["dictionary"], "process")
+    if floor is not None and _get(peer, "process"):
+        workload.setdefault("lines", []).append(
+            f"the stack's floor (import numpy, pyarrow and pandas; pyarrow reads both files; one dictionary of the "
+            f"document ids): {floor:.2f} s in a fresh process, before any ranking or NDCG; 2.5x faster than "
+            f"pytrec_eval's process ({peer['process']:.2f} s) leaves {peer['process'] / 2.5:.2f} s")
+
+
 def files_data(size, data_dir):
     return {f"files-{q}x{d}": trec_spec(data_dir, f"trec-{q}x{d}", q, d, seed=1) for q, d in size}
 
@@ -129,9 +149,11 @@ def files_data(size, data_dir):
 def run_files(session, metas, size):
     for i, (q, d) in enumerate(size):
         meta = metas[f"files-{q}x{d}"]
-        measure_files(session, f"files-{q}x{d}", FILES_TITLE, meta, repeats_for_lines(session, meta["run_lines"]),
-                      session.file_peers, cut_all=(i == 0),
-                      other_repeats=repeats_for_lines(session, meta["run_lines"], targeted=False))
+        workload = measure_files(session, f"files-{q}x{d}", FILES_TITLE, meta,
+                                 repeats_for_lines(session, meta["run_lines"]), session.file_peers, cut_all=(i == 0),
+                                 other_repeats=repeats_for_lines(session, meta["run_lines"], targeted=False))
+        if i == 0 and not session.only_check:
+            _measure_floor(session, workload, trec_files(meta), repeats_for_lines(session, meta["run_lines"]))
 
 
 def files_targets(session, targets):
