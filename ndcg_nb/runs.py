@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import codecs
+import functools
 import gzip
 import io
 import re
@@ -23,9 +24,10 @@ import pyarrow.csv as pa_csv
 from .errors import InputError, UsageError
 
 # %% auto #0
-__all__ = ['MAX_LINE_BYTES', 'MEMORY_POOL', 'QRELS_DUPLICATES', 'SAMPLE_QRELS', 'SAMPLE_RUN', 'TrecFormatError', 'short_repr',
-           'some_numbers', 'checked_text', 'split_lines', 'numeric_column', 'check_duplicates_rule', 'read_qrels',
-           'read_run', 'read_qrels_and_run', 'id_categories', 'is_records', 'as_qrels', 'as_run', 'as_qrels_and_run']
+__all__ = ['MAX_LINE_BYTES', 'MEMORY_POOL', 'QRELS_DUPLICATES', 'TRIM_FROM_BYTES', 'SAMPLE_QRELS', 'SAMPLE_RUN',
+           'TrecFormatError', 'short_repr', 'some_numbers', 'checked_text', 'split_lines', 'numeric_column',
+           'check_duplicates_rule', 'give_back_freed_memory', 'read_qrels', 'read_run', 'read_qrels_and_run',
+           'id_categories', 'is_records', 'as_qrels', 'as_run', 'as_qrels_and_run']
 
 # %% ../nbs/11_runs.ipynb #9297daa9
 class TrecFormatError(InputError):
@@ -410,6 +412,25 @@ def _tidy_frame(query: pd.Categorical, doc: pd.Categorical, raw, line: np.ndarra
     frame.attrs["source"] = source
     return frame
 
+# %% ../nbs/11_runs.ipynb #3ed8ca76
+TRIM_FROM_BYTES = 32 << 20   # parsed columns smaller than this leave too little to give back to pay for it
+
+@functools.cache
+def _malloc_trim():
+    "glibc's `malloc_trim`, or None where the C library has none."
+    try:
+        import ctypes
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError, TypeError):
+        return None
+
+def give_back_freed_memory(read_bytes: int) -> bool:
+    "After `read_bytes` of parsed columns were released, return the C heap's free pages to the system; whether it did."
+    trim = _malloc_trim() if read_bytes >= TRIM_FROM_BYTES else None
+    if trim is not None:
+        trim(0)
+    return trim is not None
+
 # %% ../nbs/11_runs.ipynb #63444e6e
 def _split_file(path, kind: str) -> tuple[pa.Table, np.ndarray, str | None]:
     "The fields and line numbers of the file at `path`, and a run's tag; the file's bytes are not kept."
@@ -429,7 +450,11 @@ def _frame_of(table: pa.Table, lines, tag: str | None, kind: str, source: str, d
 
 def _read(path, kind: str, duplicates: str = "error") -> pd.DataFrame:
     table, lines, tag = _split_file(path, kind)
-    return _frame_of(table, lines, tag, kind, str(path), _encode(table["doc"]), duplicates)
+    read = table.nbytes
+    frame = _frame_of(table, lines, tag, kind, str(path), _encode(table["doc"]), duplicates)
+    del table
+    give_back_freed_memory(read)
+    return frame
 
 
 # %% ../nbs/11_runs.ipynb #fcf6981f
@@ -455,8 +480,12 @@ def read_qrels_and_run(qrels_path, run_path, *, duplicates: str = "error") -> tu
     "`read_qrels(qrels_path)` and `read_run(run_path)`, their document ids coded alike (one list of categories)."
     (qrels, qrels_lines, _), (run, run_lines, tag) = _split_file(qrels_path, "qrels"), _split_file(run_path, "run")
     qrels_doc, run_doc = _encode_together(qrels["doc"], run["doc"])
-    return (_frame_of(qrels, qrels_lines, None, "qrels", str(qrels_path), qrels_doc, duplicates),
-            _frame_of(run, run_lines, tag, "run", str(run_path), run_doc))
+    read = qrels.nbytes + run.nbytes
+    frames = (_frame_of(qrels, qrels_lines, None, "qrels", str(qrels_path), qrels_doc, duplicates),
+              _frame_of(run, run_lines, tag, "run", str(run_path), run_doc))
+    del qrels, run
+    give_back_freed_memory(read)
+    return frames
 
 
 # %% ../nbs/11_runs.ipynb #18b6fe3a
