@@ -435,10 +435,11 @@ def give_back_freed_memory(read_bytes: int) -> bool:
 def _split_file(path, kind: str) -> tuple[pa.Table, np.ndarray, str | None]:
     "The fields and line numbers of the file at `path`, and a run's tag; the file's bytes are not kept."
     table, lines, text = split_lines(_read_bytes(path), kind, str(path))
-    if kind != "run":
-        return table, lines, None
     end = text.find(b"\n")
-    return table, lines, text[:end if end >= 0 else None].split()[5].decode()
+    tag = text[:end if end >= 0 else None].split()[5].decode() if kind == "run" else None
+    del text
+    give_back_freed_memory(table.nbytes)
+    return table, lines, tag
 
 def _frame_of(table: pa.Table, lines, tag: str | None, kind: str, source: str, doc: pd.Categorical,
               duplicates: str = "error") -> pd.DataFrame:
