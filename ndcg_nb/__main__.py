@@ -7,9 +7,7 @@ __all__ = []
 
 # %% ../nbs/98_main.ipynb #q2a1b2c3
 #| eval: false
-import sys
-
-from .cli import main
+from .cli import run
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

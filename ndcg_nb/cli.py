@@ -24,7 +24,7 @@ if TYPE_CHECKING:                  # for the annotations only: the handlers impo
     from ndcg_nb.compare import RunsEvaluation
 
 # %% auto #0
-__all__ = ['build_parser', 'main']
+__all__ = ['build_parser', 'main', 'run']
 
 # %% ../nbs/27_cli.ipynb #cf8cc33f
 _ZERO_IDCG_POLICIES = ("zero", "one", "skip", "nan", "raise", "signed", "signed_skip")   # policies.ZERO_IDCG_POLICIES
@@ -610,7 +610,20 @@ def main(argv: list[str] | None = None) -> int:
             raise
         return _error_status(exc, args)
 
+# %% ../nbs/27_cli.ipynb #a54a5088
+_NEED_CLEAN_EXIT = ("distributed", "pyspark")   # their clusters and sessions shut down in Python's exit
+
+def run() -> None:
+    "The `ndcg-nb` script: `main()`, then an immediate exit with its status, output flushed (see above)."
+    status = main()
+    with contextlib.suppress(OSError, ValueError):   # a reader gone, or streams already closed
+        sys.stdout.flush()
+        sys.stderr.flush()
+    if any(name in sys.modules for name in _NEED_CLEAN_EXIT):
+        sys.exit(status)
+    os._exit(status)
+
 # %% ../nbs/27_cli.ipynb #b41fd462
 #| eval: false
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

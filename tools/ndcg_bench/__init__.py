@@ -12,7 +12,7 @@ Usage:
 Workloads:
   startup  fresh-process wall time (median of 7; --quick 5) and peak RSS of `python -c pass` (the
            interpreter alone), `python -c "import ndcg_nb"`, `ndcg-nb --version`, `ndcg-nb --help` (the
-           console script settings.ini declares, ndcg_nb.cli:main) and `python -c "import pytrec_eval"`.
+           console script settings.ini declares, ndcg_nb.cli:run) and `python -c "import pytrec_eval"`.
            Targets (issue 20): `import ndcg_nb` < 0.35 s, `--version` and `--help` < 0.2 s.
   trec     a TREC-sized run, 250 queries x 1,000 documents (250,000 run lines, 163,377 qrels lines:
            data.py's generator judges ~65% of the retrieved documents plus ~4 more per query),
