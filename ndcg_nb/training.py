@@ -170,6 +170,18 @@ def _grade_codes(labels: np.ndarray, n_groups: int) -> np.ndarray | None:
     return codes if (codes == labels).all() else None
 
 # %% ../nbs/23_training.ipynb #4db9f5bc
+def _present_codes(codes: np.ndarray, n_codes: int) -> np.ndarray:
+    "The codes 0..`n_codes` - 1 that occur in `codes`."
+    return np.flatnonzero([(codes == code).any() for code in range(n_codes)])
+
+def _gain_table(policies: TrainingPolicies, present: np.ndarray, n_codes: int) -> np.ndarray:
+    "The gain of each code in `present` (0 for the others): its grade under the convention, through the gain policy."
+    table = np.zeros(n_codes)
+    table[present], = policy_gains(policies.gain, policies.grades(present.astype(float)))
+    return table
+
+
+# %% ../nbs/23_training.ipynb #cc416bf9
 def _grade_counts(code_matrix: np.ndarray, n_codes: int) -> np.ndarray:
     "How many documents of each row have each code 0..`n_codes` - 1 (the code `n_codes` is padding, not counted)."
     n, width = code_matrix.shape
@@ -180,14 +192,6 @@ def _grade_counts(code_matrix: np.ndarray, n_codes: int) -> np.ndarray:
         counts[start:start + rows] = np.bincount(keys, minlength=len(block) * (n_codes + 1)).reshape(-1, n_codes + 1)
     return counts[:, :n_codes]
 
-def _gain_table(policies: TrainingPolicies, counts: np.ndarray) -> np.ndarray:
-    "The gain of each code that occurs in `counts` (0 for the others): its grade under the convention, through the gain policy."
-    present = np.flatnonzero(counts.sum(axis=0))
-    table = np.zeros(counts.shape[1])
-    table[present], = policy_gains(policies.gain, policies.grades(present.astype(float)))
-    return table
-
-# %% ../nbs/23_training.ipynb #cc416bf9
 def _ideal_from_counts(counts: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     "Each group's gains in decreasing order, negative gains left out (flat), and the offsets of the groups."
     order = np.argsort(-table, kind="stable")
@@ -195,6 +199,7 @@ def _ideal_from_counts(counts: np.ndarray, table: np.ndarray) -> tuple[np.ndarra
     kept = counts[:, order]
     gains = np.repeat(np.tile(table[order], len(counts)), kept.reshape(-1))
     return gains, offsets_from_lengths(kept.sum(axis=1))
+
 
 # %% ../nbs/23_training.ipynb #b04cc489
 def _sums_at_depths(gains: np.ndarray, offsets: np.ndarray, weights: np.ndarray, depths: tuple) -> dict:
@@ -223,12 +228,37 @@ def _ideal_dcgs_counted(counts: np.ndarray, table: np.ndarray, weights: np.ndarr
               for start in range(0, len(counts), rows)]
     return {k: np.concatenate([block[k] for block in blocks]) if blocks else np.zeros(0) for k in depths}
 
+# %% ../nbs/23_training.ipynb #a7e40c02
+def _ideal_gain_rows(code_matrix: np.ndarray, table: np.ndarray, depth: int, padded: bool) -> np.ndarray:
+    "Each row's gains in decreasing order down to place `depth` (0 after): its codes sorted, read backwards through `table`."
+    codes = code_matrix.astype(np.int16)
+    if padded:                                   # the padding code sorts last, and reads the table's last entry, 0
+        codes[codes == len(table) - 1] = -1
+    codes.sort(axis=1)
+    gains = np.zeros(codes.shape)
+    gains[:, :depth] = table[codes[:, ::-1][:, :depth]]
+    return gains
+
+def _ideal_dcgs_sorted(code_matrix: np.ndarray, table: np.ndarray, weights: np.ndarray, depths: tuple,
+                       offsets: np.ndarray, cells) -> dict:
+    "`{k: each group's ideal DCG}` from its codes sorted, when the gains in `table` grow with the code and none is negative."
+    n, width = code_matrix.shape
+    depth = width if None in depths else min(max(depths), width)
+    rows = _block_rows(width) if cells is None else max(n, 1)
+    blocks = []
+    for start in range(0, n, rows):
+        gains = _ideal_gain_rows(code_matrix[start:start + rows], table, depth, cells is not None)
+        ideal = gains.reshape(-1) if cells is None else gains[cells]
+        blocks.append(_sums_at_depths(ideal, offsets[start:start + len(gains) + 1] - offsets[start], weights, depths))
+    return {k: np.concatenate([block[k] for block in blocks]) if blocks else np.zeros(0) for k in depths}
+
+
 # %% ../nbs/23_training.ipynb #4f064a50
 ELEMENTWISE_GAINS = (linear_gain, exponential_gain, table_gain, positive_gain, shifted_exponential_gain,
                      int32_exponential_gain)
 
 def _counted(labels, offsets, cells, width: int, policies: TrainingPolicies, weights, depths: tuple) -> tuple | None:
-    "(matrix of label codes, gain of each code, `{k: each group's ideal DCG}`), or None where counting does not serve."
+    "(matrix of label codes, gain of each code, `{k: each group's ideal DCG}`), or None where codes do not serve."
     if policies.gain.policy.function not in ELEMENTWISE_GAINS or policies.gain.context:
         return None
     n = len(offsets) - 1
@@ -237,11 +267,15 @@ def _counted(labels, offsets, cells, width: int, policies: TrainingPolicies, wei
         return None
     n_codes = int(codes.max()) + 1
     code_matrix = _as_matrix(codes, cells, n, width, n_codes)
-    counts = _grade_counts(code_matrix, n_codes)
-    table = _gain_table(policies, counts)
+    present = _present_codes(codes, n_codes)
+    table = _gain_table(policies, present, n_codes)
     if not np.abs(table).max() * weights.sum() < 1e300:
         return None
-    return code_matrix, np.append(table, 0.0), _ideal_dcgs_counted(counts, table, weights, depths)
+    if table[present].min() >= 0 and (np.diff(table[present]) >= 0).all():
+        idcg = _ideal_dcgs_sorted(code_matrix, np.append(table, 0.0), weights, depths, offsets, cells)
+    else:
+        idcg = _ideal_dcgs_counted(_grade_counts(code_matrix, n_codes), table, weights, depths)
+    return code_matrix, np.append(table, 0.0), idcg
 
 def _by_engine(grades, offsets, cells, width: int, policies: TrainingPolicies, depths: tuple) -> tuple:
     "(matrix of gains, None, `{k: each group's ideal DCG}`), from the gain policy on every grade and the engine."
@@ -251,6 +285,7 @@ def _by_engine(grades, offsets, cells, width: int, policies: TrainingPolicies, d
 def _gains_of(entries: np.ndarray, table: np.ndarray | None) -> np.ndarray:
     "The gains of entries of a gain matrix: looked up in `table`, or the entries themselves."
     return entries if table is None else table[entries]
+
 
 # %% ../nbs/23_training.ipynb #2b3c4d12
 def _ranked_by_score(matrix: np.ndarray, deepest: int) -> tuple[np.ndarray, np.ndarray]:
