@@ -14,7 +14,8 @@ import numpy as np
 
 from .core import TIE_RULES, policy_gains, one_ranking_serves, ndcg_ratio, discount_weights, ndcg, score_depths
 from .batch import Batch, all_finite
-from .segments import list_ids, offsets_from_lengths, positions_in_lists, run_mean, segment_sum, uniform_length
+from .segments import (list_ids, offsets_from_lengths, positions_in_lists, run_mean, segment_sum,
+                             take_columns, uniform_length)
 from .errors import InputError, InputTypeError, UsageError
 from .resolution import apply_grade_rules, resolve_convention
 from .plugins import BoundPolicy, resolve_policy
@@ -170,6 +171,18 @@ def _grade_codes(labels: np.ndarray, n_groups: int) -> np.ndarray | None:
     return codes if (codes == labels).all() else None
 
 # %% ../nbs/23_training.ipynb #4db9f5bc
+def _present_codes(codes: np.ndarray, n_codes: int) -> np.ndarray:
+    "The codes 0..`n_codes` - 1 that occur in `codes`."
+    return np.flatnonzero([(codes == code).any() for code in range(n_codes)])
+
+def _gain_table(policies: TrainingPolicies, present: np.ndarray, n_codes: int) -> np.ndarray:
+    "The gain of each code in `present` (0 for the others): its grade under the convention, through the gain policy."
+    table = np.zeros(n_codes)
+    table[present], = policy_gains(policies.gain, policies.grades(present.astype(float)))
+    return table
+
+
+# %% ../nbs/23_training.ipynb #cc416bf9
 def _grade_counts(code_matrix: np.ndarray, n_codes: int) -> np.ndarray:
     "How many documents of each row have each code 0..`n_codes` - 1 (the code `n_codes` is padding, not counted)."
     n, width = code_matrix.shape
@@ -180,14 +193,6 @@ def _grade_counts(code_matrix: np.ndarray, n_codes: int) -> np.ndarray:
         counts[start:start + rows] = np.bincount(keys, minlength=len(block) * (n_codes + 1)).reshape(-1, n_codes + 1)
     return counts[:, :n_codes]
 
-def _gain_table(policies: TrainingPolicies, counts: np.ndarray) -> np.ndarray:
-    "The gain of each code that occurs in `counts` (0 for the others): its grade under the convention, through the gain policy."
-    present = np.flatnonzero(counts.sum(axis=0))
-    table = np.zeros(counts.shape[1])
-    table[present], = policy_gains(policies.gain, policies.grades(present.astype(float)))
-    return table
-
-# %% ../nbs/23_training.ipynb #cc416bf9
 def _ideal_from_counts(counts: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     "Each group's gains in decreasing order, negative gains left out (flat), and the offsets of the groups."
     order = np.argsort(-table, kind="stable")
@@ -195,6 +200,7 @@ def _ideal_from_counts(counts: np.ndarray, table: np.ndarray) -> tuple[np.ndarra
     kept = counts[:, order]
     gains = np.repeat(np.tile(table[order], len(counts)), kept.reshape(-1))
     return gains, offsets_from_lengths(kept.sum(axis=1))
+
 
 # %% ../nbs/23_training.ipynb #b04cc489
 def _sums_at_depths(gains: np.ndarray, offsets: np.ndarray, weights: np.ndarray, depths: tuple) -> dict:
@@ -223,12 +229,37 @@ def _ideal_dcgs_counted(counts: np.ndarray, table: np.ndarray, weights: np.ndarr
               for start in range(0, len(counts), rows)]
     return {k: np.concatenate([block[k] for block in blocks]) if blocks else np.zeros(0) for k in depths}
 
+# %% ../nbs/23_training.ipynb #a7e40c02
+def _ideal_gain_rows(code_matrix: np.ndarray, table: np.ndarray, depth: int, padded: bool) -> np.ndarray:
+    "Each row's gains in decreasing order down to place `depth` (0 after): its codes sorted, read backwards through `table`."
+    codes = code_matrix.astype(np.int16)
+    if padded:                                   # the padding code sorts last, and reads the table's last entry, 0
+        codes[codes == len(table) - 1] = -1
+    codes.sort(axis=1)
+    gains = np.zeros(codes.shape)
+    gains[:, :depth] = table[codes[:, ::-1][:, :depth]]
+    return gains
+
+def _ideal_dcgs_sorted(code_matrix: np.ndarray, table: np.ndarray, weights: np.ndarray, depths: tuple,
+                       offsets: np.ndarray, cells) -> dict:
+    "`{k: each group's ideal DCG}` from its codes sorted, when the gains in `table` grow with the code and none is negative."
+    n, width = code_matrix.shape
+    depth = width if None in depths else min(max(depths), width)
+    rows = _block_rows(width) if cells is None else max(n, 1)
+    blocks = []
+    for start in range(0, n, rows):
+        gains = _ideal_gain_rows(code_matrix[start:start + rows], table, depth, cells is not None)
+        ideal = gains.reshape(-1) if cells is None else gains[cells]
+        blocks.append(_sums_at_depths(ideal, offsets[start:start + len(gains) + 1] - offsets[start], weights, depths))
+    return {k: np.concatenate([block[k] for block in blocks]) if blocks else np.zeros(0) for k in depths}
+
+
 # %% ../nbs/23_training.ipynb #4f064a50
 ELEMENTWISE_GAINS = (linear_gain, exponential_gain, table_gain, positive_gain, shifted_exponential_gain,
                      int32_exponential_gain)
 
 def _counted(labels, offsets, cells, width: int, policies: TrainingPolicies, weights, depths: tuple) -> tuple | None:
-    "(matrix of label codes, gain of each code, `{k: each group's ideal DCG}`), or None where counting does not serve."
+    "(matrix of label codes, gain of each code, `{k: each group's ideal DCG}`), or None where codes do not serve."
     if policies.gain.policy.function not in ELEMENTWISE_GAINS or policies.gain.context:
         return None
     n = len(offsets) - 1
@@ -237,11 +268,15 @@ def _counted(labels, offsets, cells, width: int, policies: TrainingPolicies, wei
         return None
     n_codes = int(codes.max()) + 1
     code_matrix = _as_matrix(codes, cells, n, width, n_codes)
-    counts = _grade_counts(code_matrix, n_codes)
-    table = _gain_table(policies, counts)
+    present = _present_codes(codes, n_codes)
+    table = _gain_table(policies, present, n_codes)
     if not np.abs(table).max() * weights.sum() < 1e300:
         return None
-    return code_matrix, np.append(table, 0.0), _ideal_dcgs_counted(counts, table, weights, depths)
+    if table[present].min() >= 0 and (np.diff(table[present]) >= 0).all():
+        idcg = _ideal_dcgs_sorted(code_matrix, np.append(table, 0.0), weights, depths, offsets, cells)
+    else:
+        idcg = _ideal_dcgs_counted(_grade_counts(code_matrix, n_codes), table, weights, depths)
+    return code_matrix, np.append(table, 0.0), idcg
 
 def _by_engine(grades, offsets, cells, width: int, policies: TrainingPolicies, depths: tuple) -> tuple:
     "(matrix of gains, None, `{k: each group's ideal DCG}`), from the gain policy on every grade and the engine."
@@ -252,16 +287,59 @@ def _gains_of(entries: np.ndarray, table: np.ndarray | None) -> np.ndarray:
     "The gains of entries of a gain matrix: looked up in `table`, or the entries themselves."
     return entries if table is None else table[entries]
 
+
 # %% ../nbs/23_training.ipynb #2b3c4d12
+def _score_keys(scores: np.ndarray, low: int, out: np.ndarray) -> np.ndarray:
+    "Keys in `out[0]` that sort as the rows of `scores` (finite or -inf), equal upper parts by decreasing column (the `low` bits)."
+    keys, flip = out[0, :len(scores)], out[1, :len(scores)]
+    np.add(scores, 0.0, out=keys.view(np.float64))
+    np.right_shift(keys, 63, out=flip)
+    flip &= np.iinfo(np.int64).max & ~low          # a negative score's bits, but its sign, reversed
+    flip ^= np.arange(scores.shape[1])
+    keys |= low
+    keys ^= flip
+    return keys
+
+
+# %% ../nbs/23_training.ipynb #b8f51d02
+def _merged_rows(block: np.ndarray, keys: np.ndarray, top: np.ndarray, ranked: np.ndarray, low: int) -> np.ndarray:
+    "The rows whose first places in key order may not be in score order: different scores behind one key's upper part."
+    upper = top | low
+    same = upper[:, 1:] == upper[:, :-1]
+    merged = (same & (ranked[:, 1:] != ranked[:, :-1])).any(axis=1)
+    if 1 < top.shape[1] < block.shape[1]:
+        rows = np.flatnonzero(same[:, -1])                  # the part at the cut may go on past the last place
+        n_keys = ((keys[rows] | low) == upper[rows, -1:]).sum(axis=1)
+        merged[rows] |= n_keys != (block[rows] == ranked[rows, -1:]).sum(axis=1)
+    return np.flatnonzero(merged)
+
+def _ranked_block(block: np.ndarray, deepest: int, low: int, buffers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    "The columns of each row's `deepest + 1` best scores in a stable sort's order, and whether two of them tie."
+    width = block.shape[1]
+    keys = _score_keys(block, low, buffers)
+    keys.sort(axis=1)
+    top = keys[:, max(width - deepest - 1, 0):][:, ::-1]
+    columns = (top & low) ^ low
+    ranked = take_columns(block, columns)
+    merged = _merged_rows(block, keys, top, ranked, low)
+    if len(merged):
+        columns[merged] = np.argsort(-block[merged], axis=1, kind="stable")[:, :top.shape[1]]
+        ranked[merged] = take_columns(block[merged], columns[merged])
+    return columns, ((ranked[:, 1:] == ranked[:, :-1]) & (ranked[:, 1:] > -np.inf)).any(axis=1)
+
+
+# %% ../nbs/23_training.ipynb #b8f51d04
 def _ranked_by_score(matrix: np.ndarray, deepest: int) -> tuple[np.ndarray, np.ndarray]:
-    "The column order of each row's `deepest + 1` best scores, and the rows where two of them tie."
+    "The places in `matrix.reshape(-1)` of each row's `deepest + 1` best scores (ties by column), and the tied rows."
     n, width = matrix.shape
-    order, rows = np.empty((n, min(deepest + 1, width)), dtype=np.intp), _block_rows(width)
+    rows, low = _block_rows(width), (1 << max(width - 1, 0).bit_length()) - 1
+    places, tied = np.empty((n, min(deepest + 1, width)), dtype=np.intp), np.empty(n, dtype=bool)
+    buffers = np.empty((2, min(rows, n), width), dtype=np.int64)
     for start in range(0, n, rows):
-        order[start:start + rows] = np.argsort(-matrix[start:start + rows], axis=1)[:, :deepest + 1]
-    ranked_scores = np.take_along_axis(matrix, order, axis=1)
-    tied = ((ranked_scores[:, 1:] == ranked_scores[:, :-1]) & (ranked_scores[:, 1:] > -np.inf)).any(axis=1)
-    return order, np.flatnonzero(tied)
+        columns, tied[start:start + rows] = _ranked_block(matrix[start:start + rows], deepest, low, buffers)
+        places[start:start + rows] = columns + np.arange(start, start + len(columns))[:, None] * width
+    return places, np.flatnonzero(tied)
+
 
 # %% ../nbs/23_training.ipynb #2b3c4d15
 def _tied_gains(scores: np.ndarray, gains: np.ndarray, ties: str) -> np.ndarray:
@@ -329,17 +407,16 @@ class QueryGroups:
                             normalization=p.normalization, ties=p.ties)
 
     def _matrix_dcgs(self, scores: np.ndarray) -> dict:
-        "`{k: per-group DCG}` from one sort of the score matrix, the tied rows ranked by the tie rule."
+        "`{k: per-group DCG}` from one ranking of the score matrix (ties by column), tied rows redone under other tie rules."
         matrix = _as_matrix(scores, self.cells, self.n, self.width, -np.inf)
         deepest = self.width if None in self.depths else min(max(self.depths), self.width)
-        order, rows = _ranked_by_score(matrix, deepest)
-        ranked_gains = _gains_of(np.take_along_axis(self.gain_matrix, order[:, :deepest], axis=1), self.gain_table)
-        by_rank = self.policies.ties in ("input", "average")
-        if len(rows) and by_rank:
+        places, rows = _ranked_by_score(matrix, deepest)
+        ranked_gains = _gains_of(self.gain_matrix.reshape(-1)[places[:, :deepest]], self.gain_table)
+        if len(rows) and self.policies.ties == "average":
             gains = _gains_of(self.gain_matrix[rows], self.gain_table)
-            ranked_gains[rows] = _tied_gains(matrix[rows], gains, self.policies.ties)[:, :deepest]
+            ranked_gains[rows] = _tied_gains(matrix[rows], gains, "average")[:, :deepest]
         dcg = _depth_dcgs(ranked_gains, self.discounts, self.depths, self.width)
-        if len(rows) and not by_rank:
+        if len(rows) and self.policies.ties not in ("input", "average"):
             exact = self._engine(_group_rows(self.grades, self.offsets, rows, scores))
             for k in self.depths:
                 dcg[k][rows] = exact[k].dcg
