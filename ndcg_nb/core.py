@@ -18,14 +18,15 @@ from .errors import InputError, NdcgWarning, UsageError
 from .policies import (ZERO_IDCG_POLICIES, SIGNED_ZERO_IDCG, SKIPPED_ZERO_IDCG, check_depth, cut_truncation, judged_normalization,
                              linear_gain, retrieved_normalization)
 from .batch import Batch, as_batch
-from .segments import (by_row_blocks, group_mean, list_ids, offsets_from_lengths, positions_in_lists, row_blocks, run_mean,
-                             segment_sum, sorted_desc, take_columns, tie_runs, top_k_partition, top_k_stable, top_k_unstable, uniform_length)
+from .segments import (by_row_blocks, code_counts, group_mean, list_ids, offsets_from_lengths, positions_in_lists, row_blocks,
+                             row_run_means, run_mean, segment_sum, sorted_desc, take_columns, tie_runs, top_k_and_next,
+                             top_k_partition, top_k_stable, top_k_unstable, uniform_length)
 
 # %% auto #0
-__all__ = ['TIE_RULES', 'IDEAL_NEGATIVES', 'SUMMARY_ROWS', 'AGGREGATIONS', 'numpy_argsort_order', 'Scores', 'policy_gains',
-           'discount_weights', 'score_batch', 'ndcg_ratio', 'one_or_many', 'cg', 'dcg', 'idcg', 'ndcg', 'DepthScore',
-           'one_ranking_serves', 'score_depths', 'DatasetScore', 'summary_text', 'summary_html', 'aggregate',
-           'check_list_weights', 'ndcg_dataset']
+__all__ = ['TIE_RULES', 'IDEAL_NEGATIVES', 'MAX_GAIN_CODES', 'SUMMARY_ROWS', 'AGGREGATIONS', 'numpy_argsort_order', 'Scores',
+           'policy_gains', 'discount_weights', 'score_batch', 'ndcg_ratio', 'one_or_many', 'Sums', 'cg', 'dcg', 'idcg',
+           'ndcg', 'DepthScore', 'one_ranking_serves', 'score_depths', 'DatasetScore', 'summary_text', 'summary_html',
+           'aggregate', 'check_list_weights', 'ndcg_dataset']
 
 # %% ../nbs/07_core.ipynb #783897c2
 TIE_RULES = ("average", "input", "worst", "best", "numpy_argsort")
@@ -557,10 +558,144 @@ def _warn_if_not_ideal(s: Scores, single: bool):
                       "NDCG exceeds 1: the pool should hold every judged document, those ranked included",
                       NdcgWarning, stacklevel=4)
 
+# %% ../nbs/07_core.ipynb #3e011343
+MAX_GAIN_CODES = 32     # gains spanning at most this many whole numbers are counted per row
+
+def _gain_range(gains: np.ndarray, width: int) -> tuple[float, int] | None:
+    "The smallest gain and how many whole numbers the gains span, when they are few and every row sums exactly."
+    low, high = float(gains.min()), float(gains.max())
+    if low != np.trunc(low) or high - low >= MAX_GAIN_CODES or max(-low, high) * width >= 2.0 ** 53:
+        return None
+    return low, int(high - low) + 1
+
+def _whole_ints(values: np.ndarray) -> np.ndarray | None:
+    "`values` as integers if each is stored exactly as its integer is (no fraction, no -0.0); else None."
+    ints = values.astype(np.int64)
+    return ints if np.array_equal(ints.astype(float).view(np.int64), values.view(np.int64)) else None
+
+
+# %% ../nbs/07_core.ipynb #a95a8a5d
+def _tie_means_of_rows(scores: np.ndarray, gains: np.ndarray, k: int) -> np.ndarray:
+    """Each row's top `k` by score, largest first, each carrying the mean gain of the documents of its row with
+    its score: `_tie_means_of_block`'s values when the gains are whole numbers that add up exactly."""
+    n, width = scores.shape
+    columns, next_column = top_k_and_next(scores, k)
+    cells = columns + (np.arange(n) * width)[:, None]
+    ranked_scores = scores.reshape(-1)[cells]
+    means = row_run_means(ranked_scores, gains.reshape(-1)[cells])
+    if next_column is None:
+        return means
+    last = ranked_scores[:, -1]
+    rows = np.flatnonzero(scores[np.arange(n), next_column] == last)     # the run at the cut goes on past it
+    if rows.size:
+        in_last = scores[rows] == last[rows, None]
+        mean = np.where(in_last, gains[rows], 0.0).sum(axis=1) / np.count_nonzero(in_last, axis=1)
+        means[rows] = np.where(ranked_scores[rows] == last[rows, None], mean[:, None], means[rows])
+    return means
+
+
+# %% ../nbs/07_core.ipynb #95c456f8
+def _distinct_rows(ends: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray]:
+    "The distinct rows of `ends` (whole numbers 0..`depth`) and the place of each row among them; every row if they could be too many."
+    base = depth + 1
+    if base ** ends.shape[1] > 1 << 22:
+        return ends, np.arange(len(ends))
+    powers = base ** np.arange(ends.shape[1])
+    keys = ends @ powers
+    present = np.zeros(base ** ends.shape[1], dtype=bool)
+    present[keys] = True
+    found = np.flatnonzero(present)
+    place = np.empty(len(present), dtype=np.int64)
+    place[found] = np.arange(len(found))
+    return found[:, None] // powers % base, place[keys]
+
+
+# %% ../nbs/07_core.ipynb #29efe6fc
+def _ideal_dcgs_counted(counts: np.ndarray, low: float, depth: int, weights: np.ndarray) -> np.ndarray:
+    """IDCG of each row from how many of its documents have each gain (`counts[:, c]`: gain `low + c`): the
+    non-negative gains in decreasing order, the first `depth`, summed as the general path sums them. Rows
+    with the same counts have the same ideal, summed once."""
+    gains = low + np.arange(counts.shape[1] - 1, -1, -1.0)
+    kept = (gains >= 0) & counts.any(axis=0)[::-1]
+    gains, counts = gains[kept], counts[:, ::-1][:, kept]
+    if not len(gains):
+        return np.zeros(len(counts))
+    rows, place = _distinct_rows(np.minimum(np.cumsum(counts, axis=1), depth), depth)
+    ideal = np.repeat(np.tile(gains, len(rows)), np.diff(rows, axis=1, prepend=0).reshape(-1))
+    return _discounted_sums(ideal, offsets_from_lengths(rows[:, -1]), weights)[place]
+
+
+# %% ../nbs/07_core.ipynb #8c4330eb
+def _equal_rows_sums(batch: Batch, gains: np.ndarray, k, ties: str, discount: BoundPolicy):
+    """DCG and IDCG of rows of one length under the cut truncation and the judged normalization, the ideal
+    counted instead of sorted; None where that does not serve (gains not whole numbers of a small range)."""
+    n, width = len(batch), uniform_length(batch.offsets)
+    found = _gain_range(gains, width)
+    if found is None:
+        return None
+    (low, n_codes), depth = found, width if k is None else min(k, width)
+    weights = discount_weights(discount, depth, k)
+    matrix, scores = gains.reshape(n, width), None if batch.scores is None else batch.scores.reshape(n, width)
+    averaged = scores is not None and ties == "average"
+    dcg, counts = np.empty(n), np.empty((n, n_codes), dtype=np.int64)
+    for rows in row_blocks(n, width):
+        ints = _whole_ints(matrix[rows])
+        if ints is None:
+            return None
+        counts[rows] = code_counts(ints - int(low), n_codes)
+        if scores is None or averaged:
+            ranked = matrix[rows, :depth] if scores is None else _tie_means_of_rows(scores[rows], matrix[rows], depth)
+            dcg[rows] = _discounted_sums(ranked.reshape(-1), np.arange(len(ranked) + 1) * depth, weights)
+    if scores is not None and not averaged:
+        _, ranked, offsets = _rank(batch, gains, k, ties, None, detail=False)
+        dcg = _discounted_sums(ranked, offsets, weights)
+    return dcg, _ideal_dcgs_counted(counts, low, depth, weights)
+
+
+# %% ../nbs/07_core.ipynb #6a439b3a
+class Sums(NamedTuple):
+    "What the metrics read of a scoring: DCG, IDCG, the normalization's references and the labels of the choices."
+    dcg: np.ndarray
+    idcg: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    labels: dict
+
+def _counting_serves(gain, discount, truncation, normalization) -> bool:
+    "Whether the policies are those of the equal-length path: the cut truncation, the judged normalization, no context."
+    return (truncation.policy.function is cut_truncation and not truncation.params and not truncation.context
+            and normalization.policy.function is judged_normalization and not normalization.params
+            and not gain.context and not discount.context)
+
+
+# %% ../nbs/07_core.ipynb #e9df54fa
+def _equal_rows_scores(batch: Batch, k, gain, discount, truncation, normalization, ties, ideal_negatives) -> Sums | None:
+    "The sums of `score_batch` by the equal-length path, for rows of one length scored against their own grades; else None."
+    check_depth(k)
+    if not (uniform_length(batch.offsets) and ideal_negatives == "drop" and (batch.scores is None or ties in TIE_RULES)
+            and _counting_serves(gain, discount, truncation, normalization)):
+        return None
+    gains, _ = _input_gains(gain, batch, None, None)
+    sums = _equal_rows_sums(batch, gains, k, ties, discount)
+    if sums is None:
+        return None
+    dcg, idcg = sums
+    check_finite_sums(dcg, idcg, gains, batch.single)
+    low, high = normalization(dcg, context={"ideal_dcg": idcg})
+    labels = _labels(gain, discount, truncation, normalization, k, True, ties if batch.scores is not None else None)
+    return Sums(dcg, idcg, low, high, labels)
+
+
 # %% ../nbs/07_core.ipynb #76104680
 def _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores, ties, group_sizes,
-            normalization="judged", ideal_negatives="drop", qid=None) -> tuple[Scores, Batch]:
+            normalization="judged", ideal_negatives="drop", qid=None) -> tuple[Scores | Sums, Batch]:
     batch = as_batch(grades, lengths, mask, scores=scores, group_sizes=group_sizes, qid=qid)
+    gain, discount, truncation = _policies(gain, discount, truncation)
+    normalization = normalization if isinstance(normalization, BoundPolicy) else resolve_policy("normalization", normalization)
+    if ideal is None:
+        sums = _equal_rows_scores(batch, k, gain, discount, truncation, normalization, ties, ideal_negatives)
+        if sums is not None:
+            return sums, batch
     pool = None
     if ideal is not None:
         pool = as_batch(ideal, what="ideal")
@@ -572,6 +707,7 @@ def _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores,
     if pool is not None:
         _warn_if_not_ideal(scores, batch.single)
     return scores, batch
+
 
 # %% ../nbs/07_core.ipynb #7ead3bca
 def cg(grades, k: int | None = None, *, scores=None, ties: str = "average", gain="linear", truncation="cut",

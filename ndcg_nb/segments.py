@@ -9,8 +9,9 @@ import numpy as np
 
 # %% auto #0
 __all__ = ['ROW_BLOCK', 'offsets_from_lengths', 'uniform_length', 'list_ids', 'ranks_from_lengths', 'positions_in_lists',
-           'segment_sum', 'take_columns', 'top_k_stable', 'top_k_unstable', 'top_k_partition', 'row_blocks',
-           'by_row_blocks', 'sorted_desc', 'tie_runs', 'run_mean', 'group_mean']
+           'segment_sum', 'take_columns', 'top_k_stable', 'top_k_unstable', 'top_k_partition', 'top_k_and_next',
+           'row_blocks', 'by_row_blocks', 'sorted_desc', 'tie_runs', 'run_mean', 'row_run_means', 'group_mean',
+           'code_counts']
 
 # %% ../nbs/02_segments.ipynb #8e1d3ddd
 def offsets_from_lengths(lengths) -> np.ndarray:
@@ -105,6 +106,19 @@ def top_k_partition(matrix: np.ndarray, k: int) -> np.ndarray:
     return take_columns(columns, order)
 
 
+# %% ../nbs/02_segments.ipynb #76d3d23a
+def top_k_and_next(matrix: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """The columns of each row's `k` largest values, largest first (the order of equal values open), and the
+    column of the next largest value (None when `k` is the width)."""
+    width = matrix.shape[1]
+    if k >= width or width <= 4 * k:       # NumPy's vectorized full sort costs about as much as a partition here
+        order = np.argsort(matrix, axis=1)
+        return order[:, width - k:][:, ::-1], (order[:, width - k - 1] if k < width else None)
+    part = np.argpartition(matrix, width - k - 1, axis=1)[:, width - k - 1:]
+    top = part[:, 1:]
+    return take_columns(top, np.argsort(take_columns(matrix, top), axis=1)[:, ::-1]), part[:, 0]
+
+
 # %% ../nbs/02_segments.ipynb #61c1b211
 ROW_BLOCK = 1 << 17     # values in a block of rows: its temporaries stay small and their memory is reused
 
@@ -163,9 +177,30 @@ def run_mean(values: np.ndarray, runs: np.ndarray) -> np.ndarray:
     counts = np.diff(np.r_[starts, len(values)])
     return np.repeat(np.add.reduceat(values, starts) / counts, counts)
 
+# %% ../nbs/02_segments.ipynb #177043ec
+def row_run_means(keys: np.ndarray, values: np.ndarray) -> np.ndarray:
+    "`run_mean` on the rows of a matrix: each value replaced by the mean of its run of equal `keys` in its row."
+    if not keys.size:
+        return values.astype(float)
+    new = np.empty(keys.shape, dtype=bool)
+    new[:, 0] = True
+    np.not_equal(keys[:, 1:], keys[:, :-1], out=new[:, 1:])
+    starts = np.flatnonzero(new)
+    counts = np.diff(np.append(starts, keys.size))
+    return np.repeat(np.add.reduceat(values.reshape(-1), starts) / counts, counts).reshape(keys.shape)
+
+
 # %% ../nbs/02_segments.ipynb #9c17e983
 def group_mean(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
     "Each value replaced by the mean of its group (`groups`: ids from 0, equal ids form a group)."
     sums = np.bincount(groups, weights=values)
     counts = np.bincount(groups)
     return (sums / np.maximum(counts, 1))[groups]
+
+# %% ../nbs/02_segments.ipynb #4a965b31
+def code_counts(codes: np.ndarray, n_codes: int) -> np.ndarray:
+    "How many elements of each row of `codes` (whole numbers `0 .. n_codes - 1`) hold each code: one bincount."
+    n = len(codes)
+    keys = (codes + (np.arange(n) * n_codes)[:, None]).reshape(-1)
+    return np.bincount(keys, minlength=n * n_codes).reshape(n, n_codes)
+
