@@ -19,7 +19,7 @@ from .policies import (ZERO_IDCG_POLICIES, SIGNED_ZERO_IDCG, SKIPPED_ZERO_IDCG, 
                              linear_gain, retrieved_normalization)
 from .batch import Batch, as_batch
 from .segments import (by_row_blocks, code_counts, group_mean, list_ids, offsets_from_lengths, positions_in_lists, row_blocks,
-                             row_run_means, run_mean, segment_sum, sorted_desc, take_columns, tie_runs, top_k_and_next,
+                             row_runs, run_mean, segment_sum, sorted_desc, take_columns, tie_runs, top_k_and_rest,
                              top_k_partition, top_k_stable, top_k_unstable, uniform_length)
 
 # %% auto #0
@@ -575,54 +575,74 @@ def _whole_ints(values: np.ndarray) -> np.ndarray | None:
 
 
 # %% ../nbs/07_core.ipynb #a95a8a5d
+def _past_the_cut(scores: np.ndarray, gains: np.ndarray, rest: np.ndarray, rest_sorted: bool, last: np.ndarray):
+    """The rows whose last score kept (`last`) recurs below the cut (`rest`: the other columns, as `top_k_and_rest`
+    gives them), and for each the sum of the gains and the number of the documents there with that score."""
+    n, width = scores.shape
+    flat_scores, flat_gains, starts = scores.reshape(-1), gains.reshape(-1), np.arange(n) * width
+    rows = np.flatnonzero(flat_scores[rest[:, 0] + starts] == last)
+    if not rest_sorted:
+        cells = rest[rows] + starts[rows, None]
+        tied = flat_scores[cells] == last[rows, None]
+        return rows, np.where(tied, flat_gains[cells], 0.0).sum(axis=1), np.count_nonzero(tied, axis=1)
+    extra, count, going = np.zeros(len(rows)), np.zeros(len(rows), dtype=np.int64), np.arange(len(rows))
+    for column in rest.T:                  # the rest in decreasing order: step down while the score still ties
+        cells = column[rows[going]] + starts[rows[going]]
+        tied = flat_scores[cells] == last[rows[going]]
+        going, cells = going[tied], cells[tied]
+        if not going.size:
+            break
+        extra[going] += flat_gains[cells]
+        count[going] += 1
+    return rows, extra, count
+
 def _tie_means_of_rows(scores: np.ndarray, gains: np.ndarray, k: int) -> np.ndarray:
     """Each row's top `k` by score, largest first, each carrying the mean gain of the documents of its row with
     its score: `_tie_means_of_block`'s values when the gains are whole numbers that add up exactly."""
     n, width = scores.shape
-    columns, next_column = top_k_and_next(scores, k)
-    cells = columns + (np.arange(n) * width)[:, None]
+    top, rest, rest_sorted = top_k_and_rest(scores, k)
+    cells = top + (np.arange(n) * width)[:, None]
     ranked_scores = scores.reshape(-1)[cells]
-    means = row_run_means(ranked_scores, gains.reshape(-1)[cells])
-    if next_column is None:
-        return means
-    last = ranked_scores[:, -1]
-    rows = np.flatnonzero(scores[np.arange(n), next_column] == last)     # the run at the cut goes on past it
-    if rows.size:
-        in_last = scores[rows] == last[rows, None]
-        mean = np.where(in_last, gains[rows], 0.0).sum(axis=1) / np.count_nonzero(in_last, axis=1)
-        means[rows] = np.where(ranked_scores[rows] == last[rows, None], mean[:, None], means[rows])
-    return means
+    runs, sums, sizes = row_runs(ranked_scores, gains.reshape(-1)[cells])
+    if rest.shape[1]:
+        rows, extra, count = _past_the_cut(scores, gains, rest, rest_sorted, ranked_scores[:, -1])
+        sums[runs[rows * k + k - 1]] += extra
+        sizes[runs[rows * k + k - 1]] += count
+    return (sums / sizes)[runs].reshape(n, k)
 
 
 # %% ../nbs/07_core.ipynb #95c456f8
-def _distinct_rows(ends: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray]:
-    "The distinct rows of `ends` (whole numbers 0..`depth`) and the place of each row among them; every row if they could be too many."
-    base = depth + 1
-    if base ** ends.shape[1] > 1 << 22:
-        return ends, np.arange(len(ends))
-    powers = base ** np.arange(ends.shape[1])
-    keys = ends @ powers
-    present = np.zeros(base ** ends.shape[1], dtype=bool)
+def _ideal_keys(counts: np.ndarray, low: float, depth: int) -> np.ndarray:
+    """Each row's ideal as one number: after each non-negative gain, highest first, how many of the first `depth`
+    ideal places are filled, read as the digits of a number in base `depth + 1` (`counts[:, c]`: gain `low + c`)."""
+    keys, filled = np.zeros(len(counts), dtype=np.int64), np.zeros(len(counts), dtype=np.int64)
+    for digit, code in enumerate(range(counts.shape[1] - 1, max(int(-low), 0) - 1, -1)):
+        filled += counts[:, code]
+        keys += np.minimum(filled, depth) * (depth + 1) ** digit
+    return keys
+
+def _distinct(keys: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
+    "The distinct values of `keys` (whole numbers below `space`), increasing, and the place of each key among them."
+    if space > 1 << 22:
+        return np.unique(keys, return_inverse=True)
+    present = np.zeros(space, dtype=bool)
     present[keys] = True
     found = np.flatnonzero(present)
-    place = np.empty(len(present), dtype=np.int64)
+    place = np.empty(space, dtype=np.int64)
     place[found] = np.arange(len(found))
-    return found[:, None] // powers % base, place[keys]
+    return found, place[keys]
 
 
 # %% ../nbs/07_core.ipynb #29efe6fc
-def _ideal_dcgs_counted(counts: np.ndarray, low: float, depth: int, weights: np.ndarray) -> np.ndarray:
-    """IDCG of each row from how many of its documents have each gain (`counts[:, c]`: gain `low + c`): the
-    non-negative gains in decreasing order, the first `depth`, summed as the general path sums them. Rows
-    with the same counts have the same ideal, summed once."""
-    gains = low + np.arange(counts.shape[1] - 1, -1, -1.0)
-    kept = (gains >= 0) & counts.any(axis=0)[::-1]
-    gains, counts = gains[kept], counts[:, ::-1][:, kept]
+def _ideal_dcgs_of_keys(keys: np.ndarray, gains: np.ndarray, depth: int, weights: np.ndarray) -> np.ndarray:
+    """IDCG of each row from its `_ideal_keys` (`gains`: the non-negative gains, highest first): each distinct
+    ideal is built and summed once, as the general path sums it, and given to every row that has it."""
     if not len(gains):
-        return np.zeros(len(counts))
-    rows, place = _distinct_rows(np.minimum(np.cumsum(counts, axis=1), depth), depth)
-    ideal = np.repeat(np.tile(gains, len(rows)), np.diff(rows, axis=1, prepend=0).reshape(-1))
-    return _discounted_sums(ideal, offsets_from_lengths(rows[:, -1]), weights)[place]
+        return np.zeros(len(keys))
+    found, place = _distinct(keys, (depth + 1) ** len(gains))
+    filled = found[:, None] // (depth + 1) ** np.arange(len(gains)) % (depth + 1)
+    ideal = np.repeat(np.tile(gains, len(found)), np.diff(filled, axis=1, prepend=0).reshape(-1))
+    return _discounted_sums(ideal, offsets_from_lengths(filled[:, -1]), weights)[place]
 
 
 # %% ../nbs/07_core.ipynb #8c4330eb
@@ -631,25 +651,27 @@ def _equal_rows_sums(batch: Batch, gains: np.ndarray, k, ties: str, discount: Bo
     counted instead of sorted; None where that does not serve (gains not whole numbers of a small range)."""
     n, width = len(batch), uniform_length(batch.offsets)
     found = _gain_range(gains, width)
-    if found is None:
+    depth = width if k is None else min(k, width)
+    if found is None or (depth + 1) ** (found[1] - max(int(-found[0]), 0)) >= 2 ** 62:
         return None
-    (low, n_codes), depth = found, width if k is None else min(k, width)
+    low, n_codes = found
     weights = discount_weights(discount, depth, k)
     matrix, scores = gains.reshape(n, width), None if batch.scores is None else batch.scores.reshape(n, width)
     averaged = scores is not None and ties == "average"
-    dcg, counts = np.empty(n), np.empty((n, n_codes), dtype=np.int64)
+    dcg, keys = np.empty(n), np.empty(n, dtype=np.int64)
     for rows in row_blocks(n, width):
         ints = _whole_ints(matrix[rows])
         if ints is None:
             return None
-        counts[rows] = code_counts(ints - int(low), n_codes)
+        keys[rows] = _ideal_keys(code_counts(ints - int(low), n_codes), low, depth)
         if scores is None or averaged:
             ranked = matrix[rows, :depth] if scores is None else _tie_means_of_rows(scores[rows], matrix[rows], depth)
             dcg[rows] = _discounted_sums(ranked.reshape(-1), np.arange(len(ranked) + 1) * depth, weights)
     if scores is not None and not averaged:
         _, ranked, offsets = _rank(batch, gains, k, ties, None, detail=False)
         dcg = _discounted_sums(ranked, offsets, weights)
-    return dcg, _ideal_dcgs_counted(counts, low, depth, weights)
+    nonnegative = low + np.arange(n_codes - 1, max(int(-low), 0) - 1, -1.0)
+    return dcg, _ideal_dcgs_of_keys(keys, nonnegative, depth, weights)
 
 
 # %% ../nbs/07_core.ipynb #6a439b3a

@@ -9,8 +9,8 @@ import numpy as np
 
 # %% auto #0
 __all__ = ['ROW_BLOCK', 'offsets_from_lengths', 'uniform_length', 'list_ids', 'ranks_from_lengths', 'positions_in_lists',
-           'segment_sum', 'take_columns', 'top_k_stable', 'top_k_unstable', 'top_k_partition', 'top_k_and_next',
-           'row_blocks', 'by_row_blocks', 'sorted_desc', 'tie_runs', 'run_mean', 'row_run_means', 'group_mean',
+           'segment_sum', 'take_columns', 'top_k_stable', 'top_k_unstable', 'top_k_partition', 'top_k_and_rest',
+           'row_blocks', 'by_row_blocks', 'sorted_desc', 'tie_runs', 'run_mean', 'row_runs', 'group_mean',
            'code_counts']
 
 # %% ../nbs/02_segments.ipynb #8e1d3ddd
@@ -107,16 +107,17 @@ def top_k_partition(matrix: np.ndarray, k: int) -> np.ndarray:
 
 
 # %% ../nbs/02_segments.ipynb #76d3d23a
-def top_k_and_next(matrix: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray | None]:
+def top_k_and_rest(matrix: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, bool]:
     """The columns of each row's `k` largest values, largest first (the order of equal values open), and the
-    column of the next largest value (None when `k` is the width)."""
+    columns of the rest, the largest of them first; whether the rest is sorted all the way down (short rows,
+    sorted whole) or only its first is in place (long rows, partitioned)."""
     width = matrix.shape[1]
     if k >= width or width <= 4 * k:       # NumPy's vectorized full sort costs about as much as a partition here
         order = np.argsort(matrix, axis=1)
-        return order[:, width - k:][:, ::-1], (order[:, width - k - 1] if k < width else None)
-    part = np.argpartition(matrix, width - k - 1, axis=1)[:, width - k - 1:]
-    top = part[:, 1:]
-    return take_columns(top, np.argsort(take_columns(matrix, top), axis=1)[:, ::-1]), part[:, 0]
+        return order[:, width - k:][:, ::-1], order[:, :width - k][:, ::-1], True
+    part = np.argpartition(matrix, width - k - 1, axis=1)
+    top = part[:, width - k:]
+    return take_columns(top, np.argsort(take_columns(matrix, top), axis=1)[:, ::-1]), part[:, :width - k][:, ::-1], False
 
 
 # %% ../nbs/02_segments.ipynb #61c1b211
@@ -178,16 +179,16 @@ def run_mean(values: np.ndarray, runs: np.ndarray) -> np.ndarray:
     return np.repeat(np.add.reduceat(values, starts) / counts, counts)
 
 # %% ../nbs/02_segments.ipynb #177043ec
-def row_run_means(keys: np.ndarray, values: np.ndarray) -> np.ndarray:
-    "`run_mean` on the rows of a matrix: each value replaced by the mean of its run of equal `keys` in its row."
+def row_runs(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Runs of equal `keys` in the rows of a matrix (each row sorted): the run of each element, numbered through
+    the rows, and each run's sum of `values` (added in row order) and size."""
     if not keys.size:
-        return values.astype(float)
+        return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64)
     new = np.empty(keys.shape, dtype=bool)
     new[:, 0] = True
     np.not_equal(keys[:, 1:], keys[:, :-1], out=new[:, 1:])
-    starts = np.flatnonzero(new)
-    counts = np.diff(np.append(starts, keys.size))
-    return np.repeat(np.add.reduceat(values.reshape(-1), starts) / counts, counts).reshape(keys.shape)
+    runs = np.cumsum(new.reshape(-1)) - 1
+    return runs, np.bincount(runs, weights=values.reshape(-1)), np.bincount(runs)
 
 
 # %% ../nbs/02_segments.ipynb #9c17e983
