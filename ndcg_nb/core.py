@@ -570,6 +570,8 @@ def _gain_range(gains: np.ndarray, width: int) -> tuple[float, int] | None:
 
 def _whole_ints(values: np.ndarray) -> np.ndarray | None:
     "`values` as integers if each is stored exactly as its integer is (no fraction, no -0.0); else None."
+    if values.dtype.kind in "iu":
+        return values.astype(np.int64, copy=False)
     ints = values.astype(np.int64)
     return ints if np.array_equal(ints.astype(float).view(np.int64), values.view(np.int64)) else None
 
@@ -668,7 +670,7 @@ def _equal_rows_sums(batch: Batch, gains: np.ndarray, k, ties: str, discount: Bo
             ranked = matrix[rows, :depth] if scores is None else _tie_means_of_rows(scores[rows], matrix[rows], depth)
             dcg[rows] = _discounted_sums(ranked.reshape(-1), np.arange(len(ranked) + 1) * depth, weights)
     if scores is not None and not averaged:
-        _, ranked, offsets = _rank(batch, gains, k, ties, None, detail=False)
+        _, ranked, offsets = _rank(batch, np.asarray(gains, dtype=float), k, ties, None, detail=False)
         dcg = _discounted_sums(ranked, offsets, weights)
     nonnegative = low + np.arange(n_codes - 1, max(int(-low), 0) - 1, -1.0)
     return dcg, _ideal_dcgs_of_keys(keys, nonnegative, depth, weights)
@@ -697,7 +699,10 @@ def _equal_rows_scores(batch: Batch, k, gain, discount, truncation, normalizatio
     if not (uniform_length(batch.offsets) and ideal_negatives == "drop" and (batch.scores is None or ties in TIE_RULES)
             and _counting_serves(gain, discount, truncation, normalization)):
         return None
-    gains, _ = _input_gains(gain, batch, None, None)
+    if gain.policy.function is linear_gain and not gain.params and batch.given.dtype.kind in "iu":
+        gains = batch.given                          # integer labels are their own gains: no float copy
+    else:
+        gains, _ = _input_gains(gain, batch, None, None)
     sums = _equal_rows_sums(batch, gains, k, ties, discount)
     if sums is None:
         return None
