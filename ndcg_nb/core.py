@@ -577,16 +577,18 @@ def _whole_ints(values: np.ndarray) -> np.ndarray | None:
 
 
 # %% ../nbs/07_core.ipynb #a95a8a5d
-def _past_the_cut(scores: np.ndarray, gains: np.ndarray, rest: np.ndarray, rest_sorted: bool, last: np.ndarray):
+def _past_the_cut(scores: np.ndarray, gains: np.ndarray, rest: np.ndarray, rest_sorted: bool, last: np.ndarray,
+                  kept: tuple):
     """The rows whose last score kept (`last`) recurs below the cut (`rest`: the other columns, as `top_k_and_rest`
-    gives them), and for each the sum of the gains and the number of the documents there with that score."""
+    gives them), and for each the sum of the gains and the number of the documents there with that score.
+    `kept`: the sum and the size of each row's last run above the cut."""
     n, width = scores.shape
     flat_scores, flat_gains, starts = scores.reshape(-1), gains.reshape(-1), np.arange(n) * width
     rows = np.flatnonzero(flat_scores[rest[:, 0] + starts] == last)
-    if not rest_sorted:
-        cells = rest[rows] + starts[rows, None]
-        tied = flat_scores[cells] == last[rows, None]
-        return rows, np.where(tied, flat_gains[cells], 0.0).sum(axis=1), np.count_nonzero(tied, axis=1)
+    if not rest_sorted:               # whole rows, less the part above the cut
+        tied = scores[rows] == last[rows, None]
+        return (rows, np.where(tied, gains[rows], 0.0).sum(axis=1) - kept[0][rows],
+                np.count_nonzero(tied, axis=1) - kept[1][rows])
     extra, count, going = np.zeros(len(rows)), np.zeros(len(rows), dtype=np.int64), np.arange(len(rows))
     for column in rest.T:                  # the rest in decreasing order: step down while the score still ties
         cells = column[rows[going]] + starts[rows[going]]
@@ -607,9 +609,11 @@ def _tie_means_of_rows(scores: np.ndarray, gains: np.ndarray, k: int) -> np.ndar
     ranked_scores = scores.reshape(-1)[cells]
     runs, sums, sizes = row_runs(ranked_scores, gains.reshape(-1)[cells])
     if rest.shape[1]:
-        rows, extra, count = _past_the_cut(scores, gains, rest, rest_sorted, ranked_scores[:, -1])
-        sums[runs[rows * k + k - 1]] += extra
-        sizes[runs[rows * k + k - 1]] += count
+        last_runs = runs[k - 1::k]
+        rows, extra, count = _past_the_cut(scores, gains, rest, rest_sorted, ranked_scores[:, -1],
+                                           (sums[last_runs], sizes[last_runs]))
+        sums[last_runs[rows]] += extra
+        sizes[last_runs[rows]] += count
     return (sums / sizes)[runs].reshape(n, k)
 
 
@@ -665,7 +669,7 @@ def _equal_rows_sums(batch: Batch, gains: np.ndarray, k, ties: str, discount: Bo
         ints = _whole_ints(matrix[rows])
         if ints is None:
             return None
-        keys[rows] = _ideal_keys(code_counts(ints - int(low), n_codes), low, depth)
+        keys[rows] = _ideal_keys(code_counts(ints, n_codes, int(low)), low, depth)
         if scores is None or averaged:
             ranked = matrix[rows, :depth] if scores is None else _tie_means_of_rows(scores[rows], matrix[rows], depth)
             dcg[rows] = _discounted_sums(ranked.reshape(-1), np.arange(len(ranked) + 1) * depth, weights)

@@ -199,9 +199,9 @@ def group_mean(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
     return (sums / np.maximum(counts, 1))[groups]
 
 # %% ../nbs/02_segments.ipynb #4a965b31
-def code_counts(codes: np.ndarray, n_codes: int) -> np.ndarray:
-    "How many elements of each row of `codes` (whole numbers `0 .. n_codes - 1`) hold each code: one bincount."
-    n = len(codes)
-    keys = (codes + (np.arange(n) * n_codes)[:, None]).reshape(-1)
+def code_counts(values: np.ndarray, n_codes: int, low: int = 0) -> np.ndarray:
+    "How many elements of each row of `values` (whole numbers `low .. low + n_codes - 1`) hold each value: one bincount."
+    n = len(values)
+    keys = (values + (np.arange(n) * n_codes - low)[:, None]).reshape(-1)
     return np.bincount(keys, minlength=n * n_codes).reshape(n, n_codes)
 
