@@ -17,7 +17,7 @@ from .policy_checks import check_finite_sums, check_normalized, check_output, ch
 from .errors import InputError, NdcgWarning, UsageError
 from .policies import (ZERO_IDCG_POLICIES, SIGNED_ZERO_IDCG, SKIPPED_ZERO_IDCG, check_depth, cut_truncation, judged_normalization,
                              linear_gain, retrieved_normalization)
-from .batch import Batch, as_batch
+from .batch import Batch, all_finite, as_batch
 from .segments import (by_row_blocks, code_counts, group_mean, list_ids, offsets_from_lengths, positions_in_lists, row_blocks,
                              row_runs, run_mean, segment_sum, sorted_desc, take_columns, tie_runs, top_k_and_rest,
                              top_k_partition, top_k_stable, top_k_unstable, uniform_length)
@@ -181,6 +181,17 @@ def _rank(batch: Batch, gains: np.ndarray, k, ties: str, tie_groups, detail: boo
     index, offsets = sorted_desc(keys, batch.offsets, k)
     return index, gains[index], offsets
 
+# %% ../nbs/07_core.ipynb #11e5243d
+def _kept_prefixes(lengths, new_lengths, offsets, new_offsets) -> tuple:
+    """Masks of the documents a truncation without `source` kept, in its output and in its input: the first
+    `min(length, new length)` of each list; `slice(None)` for both when it gave every list its length back."""
+    if np.array_equal(lengths, new_lengths):
+        return slice(None), slice(None)
+    kept = np.minimum(lengths, new_lengths)
+    return (positions_in_lists(new_offsets) < np.repeat(kept, new_lengths),
+            positions_in_lists(offsets) < np.repeat(kept, lengths))
+
+
 # %% ../nbs/07_core.ipynb #e8b27b1d
 def _truncate(truncation: BoundPolicy, grades: np.ndarray, offsets: np.ndarray, k, what: str, context=None):
     """Step 3: apply a truncation policy and check what it returned: of each list, a prefix (or, when it gives
@@ -214,13 +225,12 @@ def _truncate(truncation: BoundPolicy, grades: np.ndarray, offsets: np.ndarray, 
         kept_in = np.zeros(len(grades), dtype=bool)
         kept_in[source[kept_out]] = True          # increasing positions: the same order as kept_out
     else:
-        kept = np.minimum(lengths, new_lengths)
-        kept_out = positions_in_lists(new_offsets) < np.repeat(kept, new_lengths)
-        kept_in = positions_in_lists(offsets) < np.repeat(kept, lengths)
-        if not np.array_equal(new_grades[kept_out], grades[kept_in]):
+        kept_out, kept_in = _kept_prefixes(lengths, new_lengths, offsets, new_offsets)
+        in_place = isinstance(kept_out, slice) and new_grades is grades      # nothing moved, nothing to compare
+        if not (in_place or np.array_equal(new_grades[kept_out], grades[kept_in])):
             raise PluginError(f"{name} changed grades it kept in the {what}; a truncation may only cut a list "
                               "or append documents after it")
-    if not np.isfinite(new_grades).all():
+    if not all_finite(new_grades):
         raise PluginError(f"{name} returned non-finite grades for the {what}")
     return new_grades, new_offsets, kept_out, kept_in
 
@@ -431,10 +441,13 @@ def _ranked(batch: Batch, batch_gains, truncation: BoundPolicy, k, ties, tie_gro
 # %% ../nbs/07_core.ipynb #679e507c
 def _gains_of_kept(pool_gains: np.ndarray, source: np.ndarray) -> np.ndarray:
     "The gain of each document taken from the pool (`source` >= 0); places of appended documents left empty."
-    gains = np.empty(len(source))
     kept = source >= 0
+    if kept.all():
+        return pool_gains[source]
+    gains = np.empty(len(source))
     gains[kept] = pool_gains[source[kept]]
     return gains
+
 
 # %% ../nbs/07_core.ipynb #9f71f975
 def _fill_appended_gains(gain: BoundPolicy, max_grades, ranked: tuple, ideal: tuple):
