@@ -139,8 +139,8 @@ def by_row_blocks(pick, matrix: np.ndarray, k: int) -> np.ndarray:
 # %% ../nbs/02_segments.ipynb #6caf5969
 def _matrix_columns(matrix: np.ndarray, keep: int, stable: bool) -> np.ndarray:
     "The columns of each row's `keep` largest values, largest first, block by block (see `sorted_desc`)."
-    if keep == matrix.shape[1]:
-        return by_row_blocks(lambda m, k: np.argsort(-m, axis=1, kind="stable" if stable else None), matrix, keep)
+    if keep == matrix.shape[1] or (stable and matrix.shape[1] <= max(2 * keep, 32)):   # short rows: sort them whole
+        return by_row_blocks(lambda m, k: np.argsort(-m, axis=1, kind="stable" if stable else None)[:, :k], matrix, keep)
     return by_row_blocks(top_k_stable if stable else top_k_unstable, matrix, keep)
 
 def sorted_desc(keys: tuple, offsets: np.ndarray, k: int | None = None, stable: bool = True) -> tuple[np.ndarray, np.ndarray]:
