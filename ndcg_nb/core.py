@@ -687,7 +687,8 @@ def _equal_rows_sums(batch: Batch, gains: np.ndarray, k, ties: str, discount: Bo
             ranked = matrix[rows, :depth] if scores is None else _tie_means_of_rows(scores[rows], matrix[rows], depth)
             dcg[rows] = _discounted_sums(ranked.reshape(-1), np.arange(len(ranked) + 1) * depth, weights)
     if scores is not None and not averaged:
-        _, ranked, offsets = _rank(batch, gains, k, ties, None, detail=False)     # integer gains are summed as floats
+        signed = gains if gains.dtype in (np.float64, np.int64) else gains.astype(float)   # "worst" negates them
+        _, ranked, offsets = _rank(batch, signed, k, ties, None, detail=False)
         dcg = _discounted_sums(ranked, offsets, weights)
     nonnegative = low + np.arange(n_codes - 1, max(int(-low), 0) - 1, -1.0)
     return dcg, _ideal_dcgs_of_keys(keys, nonnegative, depth, weights)
