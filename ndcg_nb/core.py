@@ -735,18 +735,20 @@ def _equal_rows_scores(batch: Batch, k, gain, discount, truncation, normalizatio
 def _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores, ties, group_sizes,
             normalization="judged", ideal_negatives="drop", qid=None) -> tuple[Scores | Sums, Batch]:
     batch = as_batch(grades, lengths, mask, scores=scores, group_sizes=group_sizes, qid=qid)
-    gain, discount, truncation = _policies(gain, discount, truncation)
-    normalization = normalization if isinstance(normalization, BoundPolicy) else resolve_policy("normalization", normalization)
-    if ideal is None:
-        sums = _equal_rows_scores(batch, k, gain, discount, truncation, normalization, ties, ideal_negatives)
-        if sums is not None:
-            return sums, batch
     pool = None
     if ideal is not None:
         pool = as_batch(ideal, what="ideal")
         if pool.single != batch.single:
             raise InputError("ideal= must have the same form as the grades: one list for one list, "
                              "a batch of lists for a batch")
+    check_depth(k)                                   # the errors in score_batch's order
+    _check_ideal_negatives(ideal_negatives)
+    gain, discount, truncation = _policies(gain, discount, truncation)
+    normalization = normalization if isinstance(normalization, BoundPolicy) else resolve_policy("normalization", normalization)
+    sums = None if pool is not None else _equal_rows_scores(batch, k, gain, discount, truncation, normalization, ties,
+                                                            ideal_negatives)
+    if sums is not None:
+        return sums, batch
     scores = score_batch(batch, k, ideal=pool, gain=gain, discount=discount, truncation=truncation, ties=ties,
                          detail=False, normalization=normalization, ideal_negatives=ideal_negatives)
     if pool is not None:
