@@ -21,8 +21,9 @@ __all__ = ['Batch', 'all_finite', 'as_batch']
 @dataclass
 class Batch:
     """Ranked lists stored flat: list `i` is `grades[offsets[i]:offsets[i + 1]]`; `single` if the user gave one list;
-    `queries[i]` the query id of list `i` when the lists were grouped by `qid=`."""
-    grades: np.ndarray
+    `queries[i]` the query id of list `i` when the lists were grouped by `qid=`. `given` holds the grades as read:
+    an integer array stays integers until `grades` is first read, then becomes floats."""
+    given: np.ndarray
     offsets: np.ndarray
     single: bool = False
     scores: np.ndarray | None = None
@@ -31,6 +32,12 @@ class Batch:
     @classmethod
     def from_lengths(cls, grades, lengths, single: bool = False, scores=None) -> "Batch":
         return cls(np.asarray(grades, dtype=float), offsets_from_lengths(lengths), single, scores)
+
+    @property
+    def grades(self) -> np.ndarray:
+        if self.given.dtype.kind in "iu":
+            self.given = self.given.astype(float)
+        return self.given
 
     @property
     def lengths(self) -> np.ndarray:
@@ -165,10 +172,11 @@ def _to_plain(values):
         return np.asarray(values)
     return values
 
-def _as_array(values, layout_given: bool, what: str) -> np.ndarray | None:
-    "The values as a float array, or None for lists of different lengths (which may not come with a layout)."
+def _as_array(values, layout_given: bool, what: str, keep_integers: bool = False) -> np.ndarray | None:
+    """The values as a float array (an integer array as it is, if `keep_integers`), or None for lists of different
+    lengths (which may not come with a layout)."""
     if isinstance(values, np.ndarray) and values.dtype != object:
-        return _to_float(values, what)
+        return values if keep_integers and values.dtype.kind in "iu" else _to_float(values, what)
     if not isinstance(values, (list, tuple, np.ndarray)):
         raise InputTypeError(f"{what} must be a list, a NumPy array or a pandas Series of numbers, "
                         f"got {type(values).__name__}")
@@ -221,10 +229,10 @@ def _flatten_rows(array, lengths, mask, what: str) -> tuple[np.ndarray, np.ndarr
     return flat, offsets, False
 
 # %% ../nbs/06_batch.ipynb #e2be3303
-def _flatten(values, lengths, mask, group_sizes, what: str) -> tuple[np.ndarray, np.ndarray, bool]:
-    "Any accepted input as (flat values, offsets, single)."
+def _flatten(values, lengths, mask, group_sizes, what: str, keep_integers: bool = False) -> tuple[np.ndarray, np.ndarray, bool]:
+    "Any accepted input as (flat values, offsets, single); an integer array stays integers if `keep_integers`."
     values = _to_plain(values)
-    array = _as_array(values, lengths is not None or mask is not None or group_sizes is not None, what)
+    array = _as_array(values, lengths is not None or mask is not None or group_sizes is not None, what, keep_integers)
     if array is None:
         return _flatten_ragged(values, what)
     if group_sizes is not None:
@@ -253,7 +261,7 @@ def _grouped(grades, scores, qid, lengths, mask, group_sizes, what: str):
     "`grades` and `scores` (1-D, one row per document) put in query order, with the group sizes and query ids."
     if lengths is not None or mask is not None or group_sizes is not None:
         raise UsageError("give qid= alone, without lengths=, mask= or group_sizes= (qid= finds the groups itself)")
-    array = _as_array(_to_plain(grades), True, what)
+    array = _as_array(_to_plain(grades), True, what, keep_integers=True)
     if array.ndim != 1:
         raise InputError(f"qid= goes with a 1-D array of {what}, one per row; got {array.ndim} dimensions")
     order, sizes, ids = _by_query(qid, array.size)
@@ -282,7 +290,7 @@ def as_batch(grades, lengths=None, mask=None, *, scores=None, group_sizes=None, 
         _warn_unsorted_groups()
     if qid is not None:
         grades, scores, group_sizes, queries = _grouped(grades, scores, qid, lengths, mask, group_sizes, what)
-    flat, offsets, single = _flatten(grades, lengths, mask, group_sizes, what)
+    flat, offsets, single = _flatten(grades, lengths, mask, group_sizes, what, keep_integers=True)
     batch = Batch(flat, offsets, single, queries=queries)
     if scores is not None:
         flat_scores, score_offsets, score_single = _flatten(scores, lengths, mask, group_sizes, "scores")

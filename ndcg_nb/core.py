@@ -17,15 +17,16 @@ from .policy_checks import check_finite_sums, check_normalized, check_output, ch
 from .errors import InputError, NdcgWarning, UsageError
 from .policies import (ZERO_IDCG_POLICIES, SIGNED_ZERO_IDCG, SKIPPED_ZERO_IDCG, check_depth, cut_truncation, judged_normalization,
                              linear_gain, retrieved_normalization)
-from .batch import Batch, as_batch
-from .segments import (by_row_blocks, group_mean, list_ids, offsets_from_lengths, positions_in_lists, row_blocks, run_mean,
-                             segment_sum, sorted_desc, take_columns, tie_runs, top_k_partition, top_k_stable, top_k_unstable, uniform_length)
+from .batch import Batch, all_finite, as_batch
+from .segments import (by_row_blocks, code_counts, group_mean, list_ids, offsets_from_lengths, positions_in_lists, row_blocks,
+                             row_runs, run_mean, segment_sum, sorted_desc, take_columns, tie_runs, top_k_and_rest,
+                             top_k_partition, top_k_stable, top_k_unstable, uniform_length)
 
 # %% auto #0
-__all__ = ['TIE_RULES', 'IDEAL_NEGATIVES', 'SUMMARY_ROWS', 'AGGREGATIONS', 'numpy_argsort_order', 'Scores', 'policy_gains',
-           'discount_weights', 'score_batch', 'ndcg_ratio', 'one_or_many', 'cg', 'dcg', 'idcg', 'ndcg', 'DepthScore',
-           'one_ranking_serves', 'score_depths', 'DatasetScore', 'summary_text', 'summary_html', 'aggregate',
-           'check_list_weights', 'ndcg_dataset']
+__all__ = ['TIE_RULES', 'IDEAL_NEGATIVES', 'MAX_GAIN_CODES', 'SUMMARY_ROWS', 'AGGREGATIONS', 'numpy_argsort_order', 'Scores',
+           'policy_gains', 'discount_weights', 'score_batch', 'ndcg_ratio', 'one_or_many', 'Sums', 'cg', 'dcg', 'idcg',
+           'ndcg', 'DepthScore', 'one_ranking_serves', 'score_depths', 'DatasetScore', 'summary_text', 'summary_html',
+           'aggregate', 'check_list_weights', 'ndcg_dataset']
 
 # %% ../nbs/07_core.ipynb #783897c2
 TIE_RULES = ("average", "input", "worst", "best", "numpy_argsort")
@@ -180,6 +181,17 @@ def _rank(batch: Batch, gains: np.ndarray, k, ties: str, tie_groups, detail: boo
     index, offsets = sorted_desc(keys, batch.offsets, k)
     return index, gains[index], offsets
 
+# %% ../nbs/07_core.ipynb #11e5243d
+def _kept_prefixes(lengths, new_lengths, offsets, new_offsets) -> tuple:
+    """Masks of the documents a truncation without `source` kept, in its output and in its input: the first
+    `min(length, new length)` of each list; `slice(None)` for both when it gave every list its length back."""
+    if np.array_equal(lengths, new_lengths):
+        return slice(None), slice(None)
+    kept = np.minimum(lengths, new_lengths)
+    return (positions_in_lists(new_offsets) < np.repeat(kept, new_lengths),
+            positions_in_lists(offsets) < np.repeat(kept, lengths))
+
+
 # %% ../nbs/07_core.ipynb #e8b27b1d
 def _truncate(truncation: BoundPolicy, grades: np.ndarray, offsets: np.ndarray, k, what: str, context=None):
     """Step 3: apply a truncation policy and check what it returned: of each list, a prefix (or, when it gives
@@ -213,13 +225,12 @@ def _truncate(truncation: BoundPolicy, grades: np.ndarray, offsets: np.ndarray, 
         kept_in = np.zeros(len(grades), dtype=bool)
         kept_in[source[kept_out]] = True          # increasing positions: the same order as kept_out
     else:
-        kept = np.minimum(lengths, new_lengths)
-        kept_out = positions_in_lists(new_offsets) < np.repeat(kept, new_lengths)
-        kept_in = positions_in_lists(offsets) < np.repeat(kept, lengths)
-        if not np.array_equal(new_grades[kept_out], grades[kept_in]):
+        kept_out, kept_in = _kept_prefixes(lengths, new_lengths, offsets, new_offsets)
+        in_place = isinstance(kept_out, slice) and new_grades is grades      # nothing moved, nothing to compare
+        if not (in_place or np.array_equal(new_grades[kept_out], grades[kept_in])):
             raise PluginError(f"{name} changed grades it kept in the {what}; a truncation may only cut a list "
                               "or append documents after it")
-    if not np.isfinite(new_grades).all():
+    if not all_finite(new_grades):
         raise PluginError(f"{name} returned non-finite grades for the {what}")
     return new_grades, new_offsets, kept_out, kept_in
 
@@ -430,10 +441,13 @@ def _ranked(batch: Batch, batch_gains, truncation: BoundPolicy, k, ties, tie_gro
 # %% ../nbs/07_core.ipynb #679e507c
 def _gains_of_kept(pool_gains: np.ndarray, source: np.ndarray) -> np.ndarray:
     "The gain of each document taken from the pool (`source` >= 0); places of appended documents left empty."
-    gains = np.empty(len(source))
     kept = source >= 0
+    if kept.all():
+        return pool_gains[source]
+    gains = np.empty(len(source))
     gains[kept] = pool_gains[source[kept]]
     return gains
+
 
 # %% ../nbs/07_core.ipynb #9f71f975
 def _fill_appended_gains(gain: BoundPolicy, max_grades, ranked: tuple, ideal: tuple):
@@ -557,9 +571,169 @@ def _warn_if_not_ideal(s: Scores, single: bool):
                       "NDCG exceeds 1: the pool should hold every judged document, those ranked included",
                       NdcgWarning, stacklevel=4)
 
+# %% ../nbs/07_core.ipynb #3e011343
+MAX_GAIN_CODES = 32     # gains spanning at most this many whole numbers are counted per row
+
+def _gain_range(gains: np.ndarray, width: int) -> tuple[float, int] | None:
+    "The smallest gain and how many whole numbers the gains span, when they are few and every row sums exactly."
+    low, high = float(gains.min()), float(gains.max())
+    if low != np.trunc(low) or high - low >= MAX_GAIN_CODES or max(-low, high) * width >= 2.0 ** 53:
+        return None
+    return low, int(high - low) + 1
+
+def _whole_ints(values: np.ndarray) -> np.ndarray | None:
+    "`values` as integers if each is stored exactly as its integer is (no fraction, no -0.0); else None."
+    if values.dtype.kind in "iu":
+        return values.astype(np.int64, copy=False)
+    ints = values.astype(np.int64)
+    return ints if np.array_equal(ints.astype(float).view(np.int64), values.view(np.int64)) else None
+
+
+# %% ../nbs/07_core.ipynb #a95a8a5d
+def _past_the_cut(scores: np.ndarray, gains: np.ndarray, rest: np.ndarray, rest_sorted: bool, last: np.ndarray,
+                  kept: tuple):
+    """The rows whose last score kept (`last`) recurs below the cut (`rest`: the other columns, as `top_k_and_rest`
+    gives them), and for each the sum of the gains and the number of the documents there with that score.
+    `kept`: the sum and the size of each row's last run above the cut."""
+    n, width = scores.shape
+    flat_scores, flat_gains, starts = scores.reshape(-1), gains.reshape(-1), np.arange(n) * width
+    rows = np.flatnonzero(flat_scores[rest[:, 0] + starts] == last)
+    if not rest_sorted:               # whole rows, less the part above the cut
+        tied = scores[rows] == last[rows, None]
+        return (rows, np.where(tied, gains[rows], 0.0).sum(axis=1) - kept[0][rows],
+                np.count_nonzero(tied, axis=1) - kept[1][rows])
+    extra, count, going = np.zeros(len(rows)), np.zeros(len(rows), dtype=np.int64), np.arange(len(rows))
+    for column in rest.T:                  # the rest in decreasing order: step down while the score still ties
+        cells = column[rows[going]] + starts[rows[going]]
+        tied = flat_scores[cells] == last[rows[going]]
+        going, cells = going[tied], cells[tied]
+        if not going.size:
+            break
+        extra[going] += flat_gains[cells]
+        count[going] += 1
+    return rows, extra, count
+
+def _tie_means_of_rows(scores: np.ndarray, gains: np.ndarray, k: int) -> np.ndarray:
+    """Each row's top `k` by score, largest first, each carrying the mean gain of the documents of its row with
+    its score: `_tie_means_of_block`'s values when the gains are whole numbers that add up exactly."""
+    n, width = scores.shape
+    top, rest, rest_sorted = top_k_and_rest(scores, k)
+    cells = top + (np.arange(n) * width)[:, None]
+    ranked_scores = scores.reshape(-1)[cells]
+    runs, sums, sizes = row_runs(ranked_scores, gains.reshape(-1)[cells])
+    if rest.shape[1]:
+        last_runs = runs[k - 1::k]
+        rows, extra, count = _past_the_cut(scores, gains, rest, rest_sorted, ranked_scores[:, -1],
+                                           (sums[last_runs], sizes[last_runs]))
+        sums[last_runs[rows]] += extra
+        sizes[last_runs[rows]] += count
+    return (sums / sizes)[runs].reshape(n, k)
+
+
+# %% ../nbs/07_core.ipynb #95c456f8
+def _ideal_keys(counts: np.ndarray, low: float, depth: int) -> np.ndarray:
+    """Each row's ideal as one number: after each non-negative gain, highest first, how many of the first `depth`
+    ideal places are filled, read as the digits of a number in base `depth + 1` (`counts[:, c]`: gain `low + c`)."""
+    keys, filled = np.zeros(len(counts), dtype=np.int64), np.zeros(len(counts), dtype=np.int64)
+    for digit, code in enumerate(range(counts.shape[1] - 1, max(int(-low), 0) - 1, -1)):
+        filled += counts[:, code]
+        keys += np.minimum(filled, depth) * (depth + 1) ** digit
+    return keys
+
+def _distinct(keys: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
+    "The distinct values of `keys` (whole numbers below `space`), increasing, and the place of each key among them."
+    if space > 1 << 22:
+        return np.unique(keys, return_inverse=True)
+    present = np.zeros(space, dtype=bool)
+    present[keys] = True
+    found = np.flatnonzero(present)
+    place = np.empty(space, dtype=np.int64)
+    place[found] = np.arange(len(found))
+    return found, place[keys]
+
+
+# %% ../nbs/07_core.ipynb #29efe6fc
+def _ideal_dcgs_of_keys(keys: np.ndarray, gains: np.ndarray, depth: int, weights: np.ndarray) -> np.ndarray:
+    """IDCG of each row from its `_ideal_keys` (`gains`: the non-negative gains, highest first): each distinct
+    ideal is built and summed once, as the general path sums it, and given to every row that has it."""
+    if not len(gains):
+        return np.zeros(len(keys))
+    found, place = _distinct(keys, (depth + 1) ** len(gains))
+    filled = found[:, None] // (depth + 1) ** np.arange(len(gains)) % (depth + 1)
+    ideal = np.repeat(np.tile(gains, len(found)), np.diff(filled, axis=1, prepend=0).reshape(-1))
+    return _discounted_sums(ideal, offsets_from_lengths(filled[:, -1]), weights)[place]
+
+
+# %% ../nbs/07_core.ipynb #8c4330eb
+def _equal_rows_sums(batch: Batch, gains: np.ndarray, k, ties: str, discount: BoundPolicy):
+    """DCG and IDCG of rows of one length under the cut truncation and the judged normalization, the ideal
+    counted instead of sorted; None where that does not serve (gains not whole numbers of a small range)."""
+    n, width = len(batch), uniform_length(batch.offsets)
+    found = _gain_range(gains, width)
+    depth = width if k is None else min(k, width)
+    if found is None or (depth + 1) ** (found[1] - max(int(-found[0]), 0)) >= 2 ** 62:
+        return None
+    low, n_codes = found
+    weights = discount_weights(discount, depth, k)
+    matrix, scores = gains.reshape(n, width), None if batch.scores is None else batch.scores.reshape(n, width)
+    averaged = scores is not None and ties == "average"
+    dcg, keys = np.empty(n), np.empty(n, dtype=np.int64)
+    for rows in row_blocks(n, width):
+        ints = _whole_ints(matrix[rows])
+        if ints is None:
+            return None
+        keys[rows] = _ideal_keys(code_counts(ints, n_codes, int(low)), low, depth)
+        if scores is None or averaged:
+            ranked = matrix[rows, :depth] if scores is None else _tie_means_of_rows(scores[rows], matrix[rows], depth)
+            dcg[rows] = _discounted_sums(ranked.reshape(-1), np.arange(len(ranked) + 1) * depth, weights)
+    if scores is not None and not averaged:
+        signed = gains if gains.dtype in (np.float64, np.int64) else gains.astype(float)   # "worst" negates them
+        _, ranked, offsets = _rank(batch, signed, k, ties, None, detail=False)
+        dcg = _discounted_sums(ranked, offsets, weights)
+    nonnegative = low + np.arange(n_codes - 1, max(int(-low), 0) - 1, -1.0)
+    return dcg, _ideal_dcgs_of_keys(keys, nonnegative, depth, weights)
+
+
+# %% ../nbs/07_core.ipynb #6a439b3a
+class Sums(NamedTuple):
+    "What the metrics read of a scoring: DCG, IDCG, the normalization's references and the labels of the choices."
+    dcg: np.ndarray
+    idcg: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    labels: dict
+
+def _counting_serves(gain, discount, truncation, normalization) -> bool:
+    "Whether the policies are those of the equal-length path: the cut truncation, the judged normalization, no context."
+    return (truncation.policy.function is cut_truncation and not truncation.params and not truncation.context
+            and normalization.policy.function is judged_normalization and not normalization.params
+            and not gain.context and not discount.context)
+
+
+# %% ../nbs/07_core.ipynb #e9df54fa
+def _equal_rows_scores(batch: Batch, k, gain, discount, truncation, normalization, ties, ideal_negatives) -> Sums | None:
+    "The sums of `score_batch` by the equal-length path, for rows of one length scored against their own grades; else None."
+    check_depth(k)
+    if not (uniform_length(batch.offsets) and ideal_negatives == "drop" and (batch.scores is None or ties in TIE_RULES)
+            and _counting_serves(gain, discount, truncation, normalization)):
+        return None
+    if gain.policy.function is linear_gain and not gain.params and batch.given.dtype.kind in "iu":
+        gains = batch.given                          # integer labels are their own gains: no float copy
+    else:
+        gains, _ = _input_gains(gain, batch, None, None)
+    sums = _equal_rows_sums(batch, gains, k, ties, discount)
+    if sums is None:
+        return None
+    dcg, idcg = sums
+    check_finite_sums(dcg, idcg, gains, batch.single)
+    low, high = normalization(dcg, context={"ideal_dcg": idcg})
+    labels = _labels(gain, discount, truncation, normalization, k, True, ties if batch.scores is not None else None)
+    return Sums(dcg, idcg, low, high, labels)
+
+
 # %% ../nbs/07_core.ipynb #76104680
 def _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores, ties, group_sizes,
-            normalization="judged", ideal_negatives="drop", qid=None) -> tuple[Scores, Batch]:
+            normalization="judged", ideal_negatives="drop", qid=None) -> tuple[Scores | Sums, Batch]:
     batch = as_batch(grades, lengths, mask, scores=scores, group_sizes=group_sizes, qid=qid)
     pool = None
     if ideal is not None:
@@ -567,11 +741,20 @@ def _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores,
         if pool.single != batch.single:
             raise InputError("ideal= must have the same form as the grades: one list for one list, "
                              "a batch of lists for a batch")
+    check_depth(k)                                   # the errors in score_batch's order
+    _check_ideal_negatives(ideal_negatives)
+    gain, discount, truncation = _policies(gain, discount, truncation)
+    normalization = normalization if isinstance(normalization, BoundPolicy) else resolve_policy("normalization", normalization)
+    sums = None if pool is not None else _equal_rows_scores(batch, k, gain, discount, truncation, normalization, ties,
+                                                            ideal_negatives)
+    if sums is not None:
+        return sums, batch
     scores = score_batch(batch, k, ideal=pool, gain=gain, discount=discount, truncation=truncation, ties=ties,
                          detail=False, normalization=normalization, ideal_negatives=ideal_negatives)
     if pool is not None:
         _warn_if_not_ideal(scores, batch.single)
     return scores, batch
+
 
 # %% ../nbs/07_core.ipynb #7ead3bca
 def cg(grades, k: int | None = None, *, scores=None, ties: str = "average", gain="linear", truncation="cut",

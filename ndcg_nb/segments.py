@@ -9,8 +9,9 @@ import numpy as np
 
 # %% auto #0
 __all__ = ['ROW_BLOCK', 'offsets_from_lengths', 'uniform_length', 'list_ids', 'ranks_from_lengths', 'positions_in_lists',
-           'segment_sum', 'take_columns', 'top_k_stable', 'top_k_unstable', 'top_k_partition', 'row_blocks',
-           'by_row_blocks', 'sorted_desc', 'tie_runs', 'run_mean', 'group_mean']
+           'segment_sum', 'take_columns', 'top_k_stable', 'top_k_unstable', 'top_k_partition', 'top_k_and_rest',
+           'row_blocks', 'by_row_blocks', 'sorted_desc', 'tie_runs', 'run_mean', 'row_runs', 'group_mean',
+           'code_counts']
 
 # %% ../nbs/02_segments.ipynb #8e1d3ddd
 def offsets_from_lengths(lengths) -> np.ndarray:
@@ -105,6 +106,20 @@ def top_k_partition(matrix: np.ndarray, k: int) -> np.ndarray:
     return take_columns(columns, order)
 
 
+# %% ../nbs/02_segments.ipynb #76d3d23a
+def top_k_and_rest(matrix: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, bool]:
+    """The columns of each row's `k` largest values, largest first (the order of equal values open), and the
+    columns of the rest, the largest of them first; whether the rest is sorted all the way down (short rows,
+    sorted whole) or only its first is in place (long rows, partitioned)."""
+    width = matrix.shape[1]
+    if k >= width or width <= 4 * k:       # NumPy's vectorized full sort costs about as much as a partition here
+        order = np.argsort(matrix, axis=1)
+        return order[:, width - k:][:, ::-1], order[:, :width - k][:, ::-1], True
+    part = np.argpartition(matrix, width - k - 1, axis=1)
+    top = part[:, width - k:]
+    return take_columns(top, np.argsort(take_columns(matrix, top), axis=1)[:, ::-1]), part[:, :width - k][:, ::-1], False
+
+
 # %% ../nbs/02_segments.ipynb #61c1b211
 ROW_BLOCK = 1 << 17     # values in a block of rows: its temporaries stay small and their memory is reused
 
@@ -124,8 +139,8 @@ def by_row_blocks(pick, matrix: np.ndarray, k: int) -> np.ndarray:
 # %% ../nbs/02_segments.ipynb #6caf5969
 def _matrix_columns(matrix: np.ndarray, keep: int, stable: bool) -> np.ndarray:
     "The columns of each row's `keep` largest values, largest first, block by block (see `sorted_desc`)."
-    if keep == matrix.shape[1]:
-        return by_row_blocks(lambda m, k: np.argsort(-m, axis=1, kind="stable" if stable else None), matrix, keep)
+    if keep == matrix.shape[1] or (stable and matrix.shape[1] <= max(2 * keep, 32)):   # short rows: sort them whole
+        return by_row_blocks(lambda m, k: np.argsort(-m, axis=1, kind="stable" if stable else None)[:, :k], matrix, keep)
     return by_row_blocks(top_k_stable if stable else top_k_unstable, matrix, keep)
 
 def sorted_desc(keys: tuple, offsets: np.ndarray, k: int | None = None, stable: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -163,9 +178,30 @@ def run_mean(values: np.ndarray, runs: np.ndarray) -> np.ndarray:
     counts = np.diff(np.r_[starts, len(values)])
     return np.repeat(np.add.reduceat(values, starts) / counts, counts)
 
+# %% ../nbs/02_segments.ipynb #177043ec
+def row_runs(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Runs of equal `keys` in the rows of a matrix (each row sorted): the run of each element, numbered through
+    the rows, and each run's sum of `values` (added in row order) and size."""
+    if not keys.size:
+        return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64)
+    new = np.empty(keys.shape, dtype=bool)
+    new[:, 0] = True
+    np.not_equal(keys[:, 1:], keys[:, :-1], out=new[:, 1:])
+    runs = np.cumsum(new.reshape(-1)) - 1
+    return runs, np.bincount(runs, weights=values.reshape(-1)), np.bincount(runs)
+
+
 # %% ../nbs/02_segments.ipynb #9c17e983
 def group_mean(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
     "Each value replaced by the mean of its group (`groups`: ids from 0, equal ids form a group)."
     sums = np.bincount(groups, weights=values)
     counts = np.bincount(groups)
     return (sums / np.maximum(counts, 1))[groups]
+
+# %% ../nbs/02_segments.ipynb #4a965b31
+def code_counts(values: np.ndarray, n_codes: int, low: int = 0) -> np.ndarray:
+    "How many elements of each row of `values` (whole numbers `low .. low + n_codes - 1`) hold each value: one bincount."
+    n = len(values)
+    keys = (values + (np.arange(n) * n_codes - low)[:, None]).reshape(-1)
+    return np.bincount(keys, minlength=n * n_codes).reshape(n, n_codes)
+
