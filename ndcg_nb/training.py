@@ -14,7 +14,7 @@ import numpy as np
 
 from .core import TIE_RULES, policy_gains, one_ranking_serves, ndcg_ratio, discount_weights, ndcg, score_depths
 from .batch import Batch, all_finite
-from .segments import (list_ids, offsets_from_lengths, positions_in_lists, run_mean, segment_sum,
+from .segments import (code_counts, list_ids, offsets_from_lengths, positions_in_lists, run_mean, segment_sum,
                              take_columns, uniform_length)
 from .errors import InputError, InputTypeError, UsageError
 from .resolution import apply_grade_rules, resolve_convention
@@ -186,12 +186,10 @@ def _gain_table(policies: TrainingPolicies, present: np.ndarray, n_codes: int) -
 def _grade_counts(code_matrix: np.ndarray, n_codes: int) -> np.ndarray:
     "How many documents of each row have each code 0..`n_codes` - 1 (the code `n_codes` is padding, not counted)."
     n, width = code_matrix.shape
-    counts, rows = np.empty((n, n_codes + 1), dtype=np.int64), _block_rows(width)
+    counts, rows = np.empty((n, n_codes), dtype=np.int64), _block_rows(width)
     for start in range(0, n, rows):
-        block = code_matrix[start:start + rows]
-        keys = (block + (np.arange(len(block)) * (n_codes + 1))[:, None]).reshape(-1)
-        counts[start:start + rows] = np.bincount(keys, minlength=len(block) * (n_codes + 1)).reshape(-1, n_codes + 1)
-    return counts[:, :n_codes]
+        counts[start:start + rows] = code_counts(code_matrix[start:start + rows], n_codes + 1)[:, :n_codes]
+    return counts
 
 def _ideal_from_counts(counts: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     "Each group's gains in decreasing order, negative gains left out (flat), and the offsets of the groups."
