@@ -18,7 +18,7 @@ from .segments import list_ids, offsets_from_lengths, positions_in_lists
 __all__ = ['Batch', 'all_finite', 'as_batch']
 
 # %% ../nbs/06_batch.ipynb #d0b8a434
-@dataclass
+@dataclass(init=False)
 class Batch:
     """Ranked lists stored flat: list `i` is `grades[offsets[i]:offsets[i + 1]]`; `single` if the user gave one list;
     `queries[i]` the query id of list `i` when the lists were grouped by `qid=`. `given` holds the grades as read:
@@ -28,6 +28,9 @@ class Batch:
     single: bool = False
     scores: np.ndarray | None = None
     queries: np.ndarray | None = None
+
+    def __init__(self, grades, offsets, single: bool = False, scores=None, queries=None):
+        self.given, self.offsets, self.single, self.scores, self.queries = grades, offsets, single, scores, queries
 
     @classmethod
     def from_lengths(cls, grades, lengths, single: bool = False, scores=None) -> "Batch":
