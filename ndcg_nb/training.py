@@ -340,12 +340,10 @@ def _ranked_by_score(matrix: np.ndarray, deepest: int) -> tuple[np.ndarray, np.n
 
 
 # %% ../nbs/23_training.ipynb #2b3c4d15
-def _tied_gains(scores: np.ndarray, gains: np.ndarray, ties: str) -> np.ndarray:
-    "Gains of rows with tied scores in rank order: ties in input order (a stable sort), or each run's mean."
+def _tie_averaged_gains(scores: np.ndarray, gains: np.ndarray) -> np.ndarray:
+    "Gains of rows with tied scores in rank order (a stable sort), each run of equal scores sharing its mean."
     order = np.argsort(-scores, axis=1, kind="stable")
     ranked = np.take_along_axis(gains, order, axis=1)
-    if ties == "input":
-        return ranked
     ranked_scores = np.take_along_axis(scores, order, axis=1)
     new_run = np.ones(scores.shape, dtype=bool)
     new_run[:, 1:] = ranked_scores[:, 1:] != ranked_scores[:, :-1]
@@ -412,7 +410,7 @@ class QueryGroups:
         ranked_gains = _gains_of(self.gain_matrix.reshape(-1)[places[:, :deepest]], self.gain_table)
         if len(rows) and self.policies.ties == "average":
             gains = _gains_of(self.gain_matrix[rows], self.gain_table)
-            ranked_gains[rows] = _tied_gains(matrix[rows], gains, "average")[:, :deepest]
+            ranked_gains[rows] = _tie_averaged_gains(matrix[rows], gains)[:, :deepest]
         dcg = _depth_dcgs(ranked_gains, self.discounts, self.depths, self.width)
         if len(rows) and self.policies.ties not in ("input", "average"):
             exact = self._engine(_group_rows(self.grades, self.offsets, rows, scores))
