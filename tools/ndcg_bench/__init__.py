@@ -65,6 +65,11 @@ Method:
     `python -c pass`). The startup and trec workloads measure whole processes instead (processes.py):
     "process" is then the median wall of N fresh processes, "first" the first of them, "best" the
     fastest, "peak" their largest ru_maxrss, read by a small spawner.
+  * A call that takes about a second or less is at the mercy of whatever else the machine does
+    for that second, so in a full run the per-call workloads (arrays, training) measure each tool
+    in 3 fresh children, one after another: "first" and "process" are then the medians of the 3,
+    "best" the fastest call of all, "peak" the largest; `first_runs` in the JSON keeps each one.
+    Values come from the first child.
   * Each row has four ratios to its reference row: process (the headline), first, warm (best) and
     memory. Each target has two statuses: the headline one on what a fresh process pays (the
     process where a script runs one job: files, skewed, dicts, scaling's ratios, trec, startup; the

@@ -2,6 +2,7 @@
 `measure` runs one tool on one workload in a child (child.py) and keeps the row; `check` records a
 comparison outcome on a row. Progress goes to stderr, the report (report.py) to stdout."""
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -11,6 +12,26 @@ from .checks import load_values
 from .child import run_child
 
 DEFAULT_REPEATS = {"only-check": 1, "quick": 2, "full": 3}
+FRESH_CHILDREN = {"only-check": 1, "quick": 1, "full": 3}   # children per measurement of a per-call workload
+
+
+def with_fresh_medians(result: dict, others: list[dict]) -> dict:
+    """`result` (the child that kept the values) with the medians of all children's first call and process
+    (import + first call), the best call of all, the largest peaks, and each child's first call in `first_runs`."""
+    runs = [result] + [r for r in others if "first" in r]
+    if len(runs) < len(others) + 1:
+        return {**result, "error": next(r.get("error", "a child failed") for r in others if "first" not in r)}
+    merged = dict(result)
+    merged["first_runs"] = [r["first"] for r in runs]
+    merged["process_runs"] = [r["process"] for r in runs]
+    merged["first"], merged["process"] = statistics.median(merged["first_runs"]), statistics.median(merged["process_runs"])
+    merged["import_s"] = statistics.median(r["import_s"] for r in runs)
+    merged["best"] = min(r["best"] for r in runs)
+    warm = [r["warm"] for r in runs if r.get("warm") is not None]
+    merged["warm"] = min(warm) if warm else None
+    for key in ("peak_mb", "peak_all_mb"):
+        merged[key] = max(r[key] for r in runs)
+    return merged
 
 
 def note(text):
@@ -27,6 +48,7 @@ class Session:
         self.values_dir = Path(tempfile.mkdtemp(prefix="ndcg_nb_values_"))
         self.workloads, self.targets, self.notes = [], [], []
         self.repeats = args.repeats or DEFAULT_REPEATS[mode]   # calls per measurement, unless a workload says
+        self.fresh = FRESH_CHILDREN[mode]
         self.file_peers = []
         self.machine = None
         self.baseline_import_mb = None
@@ -39,13 +61,16 @@ class Session:
         self.workloads.append(workload)
         return workload
 
-    def measure(self, workload, label, kind, args, repeats, keep_values=True) -> dict:
-        "Time `args['tool']` in a child; the row (with '_values' when kept) is added to the workload."
+    def measure(self, workload, label, kind, args, repeats, keep_values=True, fresh=1) -> dict:
+        """Time `args['tool']` in a child; the row (with '_values' when kept) is added to the workload.
+        `fresh` > 1: that many children, one after another; the row's first call and process are their medians."""
         note(f"  {workload['name']}: {label} ...")
         values_path = str(self.values_dir / f"{workload['name']}-{label}.npz".replace(" ", "_").replace("/", "_"))
         job = {"job": "measure", "kind": kind, "args": args, "repeats": 1 if self.only_check else repeats,
                "values": values_path if keep_values else None}
         result = run_child(job)
+        if fresh > 1 and not self.only_check and "first" in result:
+            result = with_fresh_medians(result, [run_child({**job, "values": None}) for _ in range(fresh - 1)])
         row = {"tool": args["tool"], "label": label, **{k: v for k, v in result.items() if k != "values"}}
         if "values" in result:
             row["_values"] = load_values(result["values"])

@@ -207,13 +207,13 @@ def _skip_workload(workload, row) -> bool:
 def _measure_sklearn(session, workload, files, average, given, repeats, sklearn_repeats):
     "scikit-learn's ndcg_score, ties averaged and ignore_ties=True, each checked against ndcg_nb's mean."
     sk_avg = session.measure(workload, "scikit-learn ndcg_score", "arrays",
-                             {"tool": "sklearn", "ties": "average", **files}, sklearn_repeats)
+                             {"tool": "sklearn", "ties": "average", **files}, sklearn_repeats, fresh=session.fresh)
     sk_avg["reference"] = "ndcg_nb ties=average"
     if "_values" in sk_avg and "_values" in average:
         session.check(sk_avg, compare_numbers(average["_values"]["mean"], sk_avg["_values"]["mean"],
                                               "mean NDCG@10, tied scores"))
     sk_input = session.measure(workload, "scikit-learn ndcg_score ignore_ties=True", "arrays",
-                               {"tool": "sklearn", "ties": "input", **files}, repeats)
+                               {"tool": "sklearn", "ties": "input", **files}, repeats, fresh=session.fresh)
     sk_input["reference"] = "ndcg_nb ties=input"
     if "_values" in sk_input and "_values" in given:
         session.check(sk_input, compare_numbers(given["_values"]["mean_untied"], sk_input["_values"]["mean_untied"],
@@ -227,16 +227,16 @@ def measure_arrays(session, name, meta, repeats, sklearn_repeats) -> dict:
                                                           "values": meta["values"]}})
     files = array_files(meta)
     average = session.measure(workload, "ndcg_nb ties=average", "arrays",
-                              {"tool": "ndcg_nb", "ties": "average", **files}, repeats)
+                              {"tool": "ndcg_nb", "ties": "average", **files}, repeats, fresh=session.fresh)
     if _skip_workload(workload, average):
         return workload
     given = session.measure(workload, "ndcg_nb ties=input", "arrays", {"tool": "ndcg_nb", "ties": "input", **files},
-                            repeats)
+                            repeats, fresh=session.fresh)
     given["reference"] = "ndcg_nb ties=average"
     _measure_sklearn(session, workload, files, average, given, repeats, sklearn_repeats)
     if not session.only_check:  # nothing to check: timing only
         arg = session.measure(workload, "np.argpartition(-scores, 10, axis=1)", "arrays",
-                              {"tool": "argpartition", **files}, repeats, keep_values=False)
+                              {"tool": "argpartition", **files}, repeats, keep_values=False, fresh=session.fresh)
         arg["reference"] = "ndcg_nb ties=input"
     return workload
 
@@ -399,12 +399,14 @@ def run_training(session, metas, size):
     w = session.add_workload({"name": "training", "kind": "training", "title": f"NDCG@10 eval metric per boosting "
                               f"round, {meta['rows']:,} groups x {meta['cols']} documents", "data": meta, "rows": []})
     files = array_files(meta)
-    ours = session.measure(w, "ndcg_nb lightgbm_ndcg(10)", "training", {"tool": "ndcg_nb", **files}, repeats)
-    theirs = session.measure(w, "LightGBM ndcg@10 (eval_train)", "training", {"tool": "lightgbm", **files}, repeats)
+    ours = session.measure(w, "ndcg_nb lightgbm_ndcg(10)", "training", {"tool": "ndcg_nb", **files}, repeats,
+                           fresh=session.fresh)
+    theirs = session.measure(w, "LightGBM ndcg@10 (eval_train)", "training", {"tool": "lightgbm", **files}, repeats,
+                             fresh=session.fresh)
     theirs["reference"] = ours["label"]
     if not session.only_check:   # timing only: nothing to compare
         tied = session.measure(w, "ndcg_nb, scores with ties", "training", {"tool": "ndcg_nb", "tied": True, **files},
-                               repeats)
+                               repeats, fresh=session.fresh)
         tied["reference"] = ours["label"]
     if "_values" in ours and "_values" in theirs:
         session.check(theirs, compare_numbers(ours["_values"]["mean"], theirs["_values"]["mean"], "mean NDCG@10"))
