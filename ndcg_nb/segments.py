@@ -10,8 +10,8 @@ import numpy as np
 # %% auto #0
 __all__ = ['ROW_BLOCK', 'offsets_from_lengths', 'uniform_length', 'list_ids', 'ranks_from_lengths', 'positions_in_lists',
            'segment_sum', 'take_columns', 'top_k_stable', 'top_k_unstable', 'top_k_partition', 'top_k_and_rest',
-           'row_blocks', 'by_row_blocks', 'sorted_desc', 'tie_runs', 'run_mean', 'row_runs', 'group_mean',
-           'code_counts']
+           'row_blocks', 'by_row_blocks', 'column_bits', 'score_keys', 'rows_to_sort_again', 'top_columns_by_keys',
+           'top_k_stable_short', 'sorted_desc', 'tie_runs', 'run_mean', 'row_runs', 'group_mean', 'code_counts']
 
 # %% ../nbs/02_segments.ipynb #8e1d3ddd
 def offsets_from_lengths(lengths) -> np.ndarray:
@@ -136,11 +136,74 @@ def by_row_blocks(pick, matrix: np.ndarray, k: int) -> np.ndarray:
     return columns
 
 
+# %% ../nbs/02_segments.ipynb #b2d7f0e2
+def column_bits(width: int) -> int:
+    "The mask of the lowest bits of a key that hold a column of rows `width` long."
+    return (1 << max(width - 1, 0).bit_length()) - 1
+
+def score_keys(scores: np.ndarray, low: int, out: np.ndarray) -> np.ndarray:
+    "Keys in `out[0]` that sort as the rows of `scores` (no NaN), equal upper parts by decreasing column (the `low` bits)."
+    keys, flip = out[0, :len(scores)], out[1, :len(scores)]
+    np.add(scores, 0.0, out=keys.view(np.float64))
+    np.right_shift(keys, 63, out=flip)
+    flip &= np.iinfo(np.int64).max & ~low          # a negative score's bits, but its sign, reversed
+    flip ^= np.arange(scores.shape[1])
+    keys |= low
+    keys ^= flip
+    return keys
+
+# %% ../nbs/02_segments.ipynb #19b90e07
+def rows_to_sort_again(block: np.ndarray, keys: np.ndarray, top: np.ndarray, ranked: np.ndarray, low: int) -> np.ndarray:
+    "The rows whose first places in key order may not be in score order: different scores behind one key's upper part."
+    upper = top | low
+    same = upper[:, 1:] == upper[:, :-1]
+    merged = (same & (ranked[:, 1:] != ranked[:, :-1])).any(axis=1)
+    width, seen = block.shape[1], top.shape[1]
+    if 1 < seen < width:                                    # the part at the cut may go on past the last place
+        rows = np.flatnonzero(same[:, -1] & ((keys[:, width - seen - 1] | low) == upper[:, -1]))
+        n_keys = ((keys[rows] | low) == upper[rows, -1:]).sum(axis=1)
+        merged[rows] |= n_keys != (block[rows] == ranked[rows, -1:]).sum(axis=1)
+    return np.flatnonzero(merged)
+
+def top_columns_by_keys(block: np.ndarray, keep: int, low: int, buffers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    "The columns of each row's `keep` best scores in a stable sort's order (keys sorted in `buffers`), and those scores."
+    width = block.shape[1]
+    seen = min(keep + 1, width)     # one place past the cut shows whether a part of one key goes on past it
+    keys = score_keys(block, low, buffers)
+    keys.sort(axis=1)
+    top = keys[:, width - seen:][:, ::-1]
+    columns = (top & low) ^ low
+    ranked = take_columns(block, columns)
+    again = rows_to_sort_again(block, keys, top, ranked, low)
+    if len(again):
+        columns[again] = np.argsort(-block[again], axis=1, kind="stable")[:, :seen]
+        ranked[again] = take_columns(block[again], columns[again])
+    return columns[:, :keep], ranked[:, :keep]
+
+# %% ../nbs/02_segments.ipynb #eaa26196
+def top_k_stable_short(matrix: np.ndarray, k: int) -> np.ndarray:
+    "`np.argsort(-matrix, axis=1, kind='stable')[:, :k]` by integer keys, a block of rows at a time (rows sorted whole)."
+    n, width = matrix.shape
+    columns = np.empty((n, k), dtype=np.int64)
+    if n == 0 or k == 0:
+        return columns
+    step, low = max(1, ROW_BLOCK // max(width, 1)), column_bits(width)
+    buffers = np.empty((2, min(step, n), width), dtype=np.int64)
+    for rows in row_blocks(n, width):
+        block = matrix[rows]
+        if np.isnan(block).any():
+            columns[rows] = np.argsort(-block, axis=1, kind="stable")[:, :k]
+        else:
+            columns[rows] = top_columns_by_keys(block, k, low, buffers)[0]
+    return columns
+
 # %% ../nbs/02_segments.ipynb #6caf5969
 def _matrix_columns(matrix: np.ndarray, keep: int, stable: bool) -> np.ndarray:
     "The columns of each row's `keep` largest values, largest first, block by block (see `sorted_desc`)."
-    if keep == matrix.shape[1] or (stable and matrix.shape[1] <= max(2 * keep, 32)):   # short rows: sort them whole
-        return by_row_blocks(lambda m, k: np.argsort(-m, axis=1, kind="stable" if stable else None)[:, :k], matrix, keep)
+    if stable and matrix.shape[1] <= max(2 * keep, 32):   # short rows: sort them whole
+        return top_k_stable_short(matrix, keep)
+    if keep == matrix.shape[1]:
+        return by_row_blocks(lambda m, k: np.argsort(-m, axis=1)[:, :k], matrix, keep)
     return by_row_blocks(top_k_stable if stable else top_k_unstable, matrix, keep)
 
 def sorted_desc(keys: tuple, offsets: np.ndarray, k: int | None = None, stable: bool = True) -> tuple[np.ndarray, np.ndarray]:

@@ -14,8 +14,8 @@ import numpy as np
 
 from .core import TIE_RULES, policy_gains, one_ranking_serves, ndcg_ratio, discount_weights, ndcg, score_depths
 from .batch import Batch, all_finite
-from .segments import (code_counts, list_ids, offsets_from_lengths, positions_in_lists, run_mean, segment_sum,
-                             take_columns, uniform_length)
+from .segments import (code_counts, column_bits, list_ids, offsets_from_lengths, positions_in_lists, run_mean,
+                             segment_sum, top_columns_by_keys, uniform_length)
 from .errors import InputError, InputTypeError, UsageError
 from .resolution import apply_grade_rules, resolve_convention
 from .plugins import BoundPolicy, resolve_policy
@@ -287,50 +287,16 @@ def _gains_of(entries: np.ndarray, table: np.ndarray | None) -> np.ndarray:
 
 
 # %% ../nbs/23_training.ipynb #2b3c4d12
-def _score_keys(scores: np.ndarray, low: int, out: np.ndarray) -> np.ndarray:
-    "Keys in `out[0]` that sort as the rows of `scores` (finite or -inf), equal upper parts by decreasing column (the `low` bits)."
-    keys, flip = out[0, :len(scores)], out[1, :len(scores)]
-    np.add(scores, 0.0, out=keys.view(np.float64))
-    np.right_shift(keys, 63, out=flip)
-    flip &= np.iinfo(np.int64).max & ~low          # a negative score's bits, but its sign, reversed
-    flip ^= np.arange(scores.shape[1])
-    keys |= low
-    keys ^= flip
-    return keys
-
-
-# %% ../nbs/23_training.ipynb #b8f51d02
-def _merged_rows(block: np.ndarray, keys: np.ndarray, top: np.ndarray, ranked: np.ndarray, low: int) -> np.ndarray:
-    "The rows whose first places in key order may not be in score order: different scores behind one key's upper part."
-    upper = top | low
-    same = upper[:, 1:] == upper[:, :-1]
-    merged = (same & (ranked[:, 1:] != ranked[:, :-1])).any(axis=1)
-    if 1 < top.shape[1] < block.shape[1]:
-        rows = np.flatnonzero(same[:, -1])                  # the part at the cut may go on past the last place
-        n_keys = ((keys[rows] | low) == upper[rows, -1:]).sum(axis=1)
-        merged[rows] |= n_keys != (block[rows] == ranked[rows, -1:]).sum(axis=1)
-    return np.flatnonzero(merged)
-
 def _ranked_block(block: np.ndarray, deepest: int, low: int, buffers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     "The columns of each row's `deepest + 1` best scores in a stable sort's order, and whether two of them tie."
-    width = block.shape[1]
-    keys = _score_keys(block, low, buffers)
-    keys.sort(axis=1)
-    top = keys[:, max(width - deepest - 1, 0):][:, ::-1]
-    columns = (top & low) ^ low
-    ranked = take_columns(block, columns)
-    merged = _merged_rows(block, keys, top, ranked, low)
-    if len(merged):
-        columns[merged] = np.argsort(-block[merged], axis=1, kind="stable")[:, :top.shape[1]]
-        ranked[merged] = take_columns(block[merged], columns[merged])
+    columns, ranked = top_columns_by_keys(block, min(deepest + 1, block.shape[1]), low, buffers)
     return columns, ((ranked[:, 1:] == ranked[:, :-1]) & (ranked[:, 1:] > -np.inf)).any(axis=1)
-
 
 # %% ../nbs/23_training.ipynb #b8f51d04
 def _ranked_by_score(matrix: np.ndarray, deepest: int) -> tuple[np.ndarray, np.ndarray]:
     "The places in `matrix.reshape(-1)` of each row's `deepest + 1` best scores (ties by column), and the tied rows."
     n, width = matrix.shape
-    rows, low = _block_rows(width), (1 << max(width - 1, 0).bit_length()) - 1
+    rows, low = _block_rows(width), column_bits(width)
     places, tied = np.empty((n, min(deepest + 1, width)), dtype=np.intp), np.empty(n, dtype=bool)
     buffers = np.empty((2, min(rows, n), width), dtype=np.int64)
     for start in range(0, n, rows):
