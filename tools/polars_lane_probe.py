@@ -166,7 +166,7 @@ def evaluation(ranked, qrels, first_line: bytes, conv, measures):
     from ndcg_nb.core import score_depths
     from ndcg_nb.measures import parse_measures
     from ndcg_nb.resolution import apply_grade_rules
-    from ndcg_nb.scoring import Evaluation, measure_summary
+    from ndcg_nb.scoring import Evaluation, measure_summary, _shown_rows as shown_rows   # score_run's own rule
     query, grade, judged, pool_query, names = ranked
     n = len(names)
     counts = np.bincount(query, minlength=n)
@@ -188,9 +188,7 @@ def evaluation(ranked, qrels, first_line: bytes, conv, measures):
         rows, row = measure_summary(m.name, queries, dcg, idcg, low, high, counts > 0, conv, query_column=column)
         frames.append(rows)
         summary.append(row)
-    per_query = pd.concat(frames, ignore_index=True)
-    per_query = per_query[per_query.counted | (per_query.status != "missing_from_run")].reset_index(drop=True)
-    return Evaluation(per_query, pd.DataFrame(summary), conv, first_line.split()[5].decode())
+    return Evaluation(shown_rows(frames), pd.DataFrame(summary), conv, first_line.split()[5].decode())
 
 
 def main():
