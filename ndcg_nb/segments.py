@@ -187,9 +187,9 @@ def top_k_stable_short(matrix: np.ndarray, k: int) -> np.ndarray:
     columns = np.empty((n, k), dtype=np.int64)
     if n == 0 or k == 0:
         return columns
-    step, low = max(1, ROW_BLOCK // max(width, 1)), column_bits(width)
-    buffers = np.empty((2, min(step, n), width), dtype=np.int64)
-    for rows in row_blocks(n, width):
+    blocks, low = row_blocks(n, width), column_bits(width)
+    buffers = np.empty((2, len(range(n)[blocks[0]]), width), dtype=np.int64)   # as many rows as the first block
+    for rows in blocks:
         block = matrix[rows]
         if np.isnan(block).any():
             columns[rows] = np.argsort(-block, axis=1, kind="stable")[:, :k]
