@@ -1,4 +1,4 @@
-"""alpha-nDCG (ndcg_nb.alpha_ndcg) against TREC's ndeval as pyndeval packages it: the census values, stored
+"""alpha-nDCG (ndcg_nb.integrations.alpha_ndcg) against TREC's ndeval as pyndeval packages it: the census values, stored
 pyndeval values for random subtopic qrels (tests/data/alpha_ndcg/random_cases.json) and, where pyndeval is
 installed, pyndeval itself on fresh random data; past pyndeval's depth limit of 20, a direct implementation of
 the definition. pyndeval computes in C doubles, so agreement is asked to 1e-12 (it is in fact exact)."""
@@ -11,9 +11,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from ndcg_nb.alpha_ndcg import alpha_ndcg, as_subtopic_qrels, read_subtopic_qrels
+from ndcg_nb.integrations.alpha_ndcg import alpha_ndcg, as_subtopic_qrels, read_subtopic_qrels
 from ndcg_nb.errors import InputError, UsageError
-from ndcg_nb.runs import TrecFormatError
+from ndcg_nb.engine.runs import TrecFormatError
 
 DATA = Path(__file__).parent / "data"
 HERE = DATA / "alpha_ndcg"

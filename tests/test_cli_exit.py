@@ -1,4 +1,4 @@
-"""The `ndcg-nb` script's exit (`ndcg_nb.cli.run`): it ends the process as soon as `main` is done, without
+"""The `ndcg-nb` script's exit (`ndcg_nb.__main__.run`): it ends the process as soon as `main` is done, without
 Python's teardown, keeping `main`'s status and output; once Dask (or Spark) is loaded it exits as Python
 does, so that their clusters shut down. Each case runs in a fresh process, with an `atexit` handler that
 prints a marker: the marker shows whether Python's own exit ran."""
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import ndcg_nb
-from ndcg_nb.runs import SAMPLE_QRELS, SAMPLE_RUN
+from ndcg_nb.engine.runs import SAMPLE_QRELS, SAMPLE_RUN
 
 ROOT = Path(ndcg_nb.__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "NDCG_NB_LOAD_PLUGINS": ""}
@@ -20,14 +20,14 @@ MARKER = "ATEXIT-RAN"
 def script(argv, before=""):
     "The `ndcg-nb` script with `argv`, in a fresh process; `before` runs first."
     code = (f"import atexit, sys\n{before}\natexit.register(lambda: print({MARKER!r}, file=sys.stderr))\n"
-            f"sys.argv = ['ndcg-nb', *{list(argv)!r}]\nfrom ndcg_nb.cli import run\nrun()\n")
+            f"sys.argv = ['ndcg-nb', *{list(argv)!r}]\nfrom ndcg_nb.__main__ import run\nrun()\n")
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, cwd=ROOT,
                           timeout=120)
 
 
 def in_process(argv):
     "What `main` itself prints and returns for `argv`, in a fresh process, exiting as Python does."
-    code = (f"import sys\nfrom ndcg_nb.cli import main\nsys.exit(main({list(argv)!r}))\n")
+    code = (f"import sys\nfrom ndcg_nb.__main__ import main\nsys.exit(main({list(argv)!r}))\n")
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, cwd=ROOT,
                           timeout=120)
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 import ndcg_nb
-from ndcg_nb.cli import main
+from ndcg_nb.__main__ import main
 from ndcg_nb.evaluation import evaluate
-from ndcg_nb.runs import SAMPLE_QRELS, SAMPLE_RUN
+from ndcg_nb.engine.runs import SAMPLE_QRELS, SAMPLE_RUN
 
 ROOT = Path(ndcg_nb.__file__).resolve().parents[1]     # the checkout these tests import
 SAMPLE_B = SAMPLE_RUN.with_name("sample_b.run")
@@ -115,7 +115,7 @@ def test_quiet_keeps_dask_logs_off_stderr(tmp_path):
     "A local cluster's scheduler and workers log at INFO and WARNING; with --quiet, stderr stays empty."
     argv = ["eval", str(SAMPLE_QRELS), str(SAMPLE_RUN), "-m", "nDCG@10", "--dask", "local"]
     code = ("import logging, sys; logging.basicConfig(level=logging.INFO); "   # a user's root handler would show them
-            "from ndcg_nb.cli import main; sys.exit(main(sys.argv[1:]))")
+            "from ndcg_nb.__main__ import main; sys.exit(main(sys.argv[1:]))")
     loud = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, env=ENV, cwd=tmp_path,
                           timeout=300)
     quiet = subprocess.run([sys.executable, "-c", code, *argv, "--quiet"], capture_output=True, text=True, env=ENV,

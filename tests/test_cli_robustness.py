@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 import ndcg_nb
-from ndcg_nb.cli import main
+from ndcg_nb.__main__ import main
 from ndcg_nb.evaluation import evaluate
-from ndcg_nb.runs import SAMPLE_QRELS, SAMPLE_RUN
+from ndcg_nb.engine.runs import SAMPLE_QRELS, SAMPLE_RUN
 
 ROOT = Path(ndcg_nb.__file__).resolve().parents[1]     # the checkout these tests import
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "NDCG_NB_LOAD_PLUGINS": ""}
@@ -28,7 +28,7 @@ def run_cli(capsys, *argv):
 # 1. Ctrl-C during an evaluation: exit 130, one line, no traceback
 SLOW_EVALUATION = textwrap.dedent("""
     import sys, time
-    import ndcg_nb.cli as cli
+    import ndcg_nb.__main__ as cli
     import ndcg_nb.evaluation as evaluation     # the eval handler imports evaluate from here when it runs
     real = evaluation.evaluate
     def slow(*args, **kwargs):

@@ -1,4 +1,4 @@
-"""ndcg_nb.significance, compare and value_bounds against independent oracles: SciPy (a dev-only dependency) for the t-test, the bootstrap and
+"""ndcg_nb.analysis.significance, compare and value_bounds against independent oracles: SciPy (a dev-only dependency) for the t-test, the bootstrap and
 the exact permutation test; enumeration of every sign assignment and of every order of tied documents."""
 import itertools
 import math
@@ -8,15 +8,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ndcg_nb.compare import SAMPLE_RUN_B, compare, evaluate_runs
-from ndcg_nb.preset_differences import explain_presets
-from ndcg_nb.reports import render
-from ndcg_nb.significance import (bonferroni, bootstrap_test, holm, normal_ppf, paired_t_test, randomization_test,
+from ndcg_nb.analysis.comparison import SAMPLE_RUN_B, compare, evaluate_runs
+from ndcg_nb.analysis.preset_differences import explain_presets
+from ndcg_nb.analysis.reports import render
+from ndcg_nb.analysis.significance import (bonferroni, bootstrap_test, holm, normal_ppf, paired_t_test, randomization_test,
                                   t_ppf, t_sf)
-from ndcg_nb.value_bounds import bounds
+from ndcg_nb.analysis.value_bounds import bounds
 from ndcg_nb.errors import NdcgWarning, UsageError
 from ndcg_nb.evaluation import evaluate, parse_measure, resolve_convention
-from ndcg_nb.runs import SAMPLE_QRELS, SAMPLE_RUN
+from ndcg_nb.engine.runs import SAMPLE_QRELS, SAMPLE_RUN
 
 stats = pytest.importorskip("scipy.stats")
 special = pytest.importorskip("scipy.special")
@@ -230,7 +230,7 @@ def test_tie_bounds_are_the_extremes_of_every_order(preset, overrides):
 
 
 def test_tie_bounds_agree_with_the_core_worst_and_best_orders():
-    from ndcg_nb.core import ndcg
+    from ndcg_nb.metrics.core import ndcg
     grades = [0, 2, 1, 3, 0, 1]
     scores = [2.0, 2.0, 2.0, 1.0, 1.0, 0.5]
     run = {"q": {f"d{i}": s for i, s in enumerate(scores)}}

@@ -28,7 +28,7 @@ def site(tmp_path_factory):
 
 def cli(site, *args) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
-    code = f"from ndcg_nb.cli import main; raise SystemExit(main({list(args)!r}))"
+    code = f"from ndcg_nb.__main__ import main; raise SystemExit(main({list(args)!r}))"
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
 
 

@@ -1,4 +1,4 @@
-"""ndcg_nb.distributed gives the in-memory numbers: on a Dask LocalCluster of 2 worker processes (one per module),
+"""ndcg_nb.integrations.distributed gives the in-memory numbers: on a Dask LocalCluster of 2 worker processes (one per module),
 for every preset and measure, missing queries (-c), ties and queries without judgments, from DataFrames and from
 files; a worker without a needed plugin names it. Spark (local[2]) runs on request: NDCG_NB_SPARK_TESTS=1."""
 import gzip
@@ -20,12 +20,12 @@ dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
 from ndcg_nb import hookimpl, register_plugin, unregister_plugin
-from ndcg_nb.distributed import MissingExtraError, evaluate, evaluate_on_dask, evaluate_spark
+from ndcg_nb.integrations.distributed import MissingExtraError, evaluate, evaluate_on_dask, evaluate_spark
 from ndcg_nb.errors import InputError
 from ndcg_nb.evaluation import evaluate as evaluate_in_memory
 from ndcg_nb.plugins import PluginError, load_plugins, policies_of
-from ndcg_nb.resolution import resolve_convention
-from ndcg_nb.runs import SAMPLE_QRELS, SAMPLE_RUN, read_qrels, read_run
+from ndcg_nb.engine.plan import resolve_convention
+from ndcg_nb.engine.runs import SAMPLE_QRELS, SAMPLE_RUN, read_qrels, read_run
 
 TREC = os.path.join(os.path.dirname(__file__), "data", "trec_eval", "test")
 ALL_PRESETS = sorted(policies_of("preset"))
@@ -267,7 +267,7 @@ def test_missing_extra_names_it(monkeypatch):
 
 
 def test_import_stays_light():
-    code = "import sys, ndcg_nb, ndcg_nb.distributed; print(sorted({'dask', 'distributed', 'pyspark'} & set(sys.modules)))"
+    code = "import sys, ndcg_nb, ndcg_nb.integrations.distributed; print(sorted({'dask', 'distributed', 'pyspark'} & set(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
@@ -342,7 +342,7 @@ def test_cli_dask_flag(client):
               "--format", "json", "--quiet"]
 
     def per_query(args) -> dict:
-        code = f"from ndcg_nb.cli import main; raise SystemExit(main({args!r}))"
+        code = f"from ndcg_nb.__main__ import main; raise SystemExit(main({args!r}))"
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr
         return values_by_query(json.loads(done.stdout)["per_query"])
@@ -350,7 +350,7 @@ def test_cli_dask_flag(client):
     in_memory = per_query(common)
     for scheduler in (client.scheduler.address, "local"):
         assert_same_values(per_query(common + ["--dask", scheduler]), in_memory)
-    done = subprocess.run([sys.executable, "-c", "from ndcg_nb.cli import main; raise SystemExit(main("
+    done = subprocess.run([sys.executable, "-c", "from ndcg_nb.__main__ import main; raise SystemExit(main("
                            f"{common[:3] + ['--dask', 'local', '--bounds']!r}))"], capture_output=True, text=True)
     assert done.returncode == 2 and "--dask evaluates one run" in done.stderr
 
@@ -362,7 +362,7 @@ def test_cli_write_per_query(client, tmp_path):
     folder = tmp_path / "per_query"
     args = ["eval", str(qrels), str(run), "-m", "ndcg", "-m", "nDCG@10", "--format", "json", "--quiet",
             "--dask", client.scheduler.address, "--partitions", "4", "--write-per-query", str(folder)]
-    done = subprocess.run([sys.executable, "-c", f"from ndcg_nb.cli import main; raise SystemExit(main({args!r}))"],
+    done = subprocess.run([sys.executable, "-c", f"from ndcg_nb.__main__ import main; raise SystemExit(main({args!r}))"],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     theirs = evaluate_in_memory(qrels, run, ["ndcg", "nDCG@10"], progress=False)
@@ -373,14 +373,14 @@ def test_cli_write_per_query(client, tmp_path):
     written = pd.read_parquet(folder)
     assert len(written) == len(theirs.per_query)
     assert_same_values(values_by_query(written), values_by_query(theirs.per_query))
-    again = subprocess.run([sys.executable, "-c", f"from ndcg_nb.cli import main; raise SystemExit(main({args!r}))"],
+    again = subprocess.run([sys.executable, "-c", f"from ndcg_nb.__main__ import main; raise SystemExit(main({args!r}))"],
                            capture_output=True, text=True, timeout=300)
     assert again.returncode == 2 and "holds files already" in again.stderr
 
 
 def test_without_a_client():
     "With no distributed Client (a fresh process), Dask's local scheduler runs the same shuffle and scoring."
-    code = ("import json; from ndcg_nb.distributed import evaluate; from ndcg_nb.runs import SAMPLE_QRELS, SAMPLE_RUN; "
+    code = ("import json; from ndcg_nb.integrations.distributed import evaluate; from ndcg_nb.engine.runs import SAMPLE_QRELS, SAMPLE_RUN; "
             "e = evaluate(SAMPLE_QRELS, SAMPLE_RUN, ['ndcg', 'nDCG@3'], npartitions=3, missing_queries='zero'); "
             "print(e.to_json(per_query=True))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
@@ -408,8 +408,8 @@ def test_write_per_query_memory_url_refused(client):
 
 def test_write_per_query_directory_the_client_cannot_see(client, tmp_path, monkeypatch):
     "Files the client cannot see (a disk local to the workers) leave the directory without _SUCCESS, and say so."
-    import ndcg_nb.distributed as distributed_module
-    from ndcg_nb.distributed import PerQueryWriteError
+    import ndcg_nb.integrations.distributed as distributed_module
+    from ndcg_nb.integrations.distributed import PerQueryWriteError
     folder = tmp_path / "out"
     original = distributed_module._mark_complete
     def hide_one(where, n_parts, options):

@@ -31,7 +31,7 @@ from ndcg_nb import hookspecs
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-GUIDE_NB = ROOT / "nbs" / "30_plugin_guide.ipynb"
+GUIDE_NB = ROOT / "nbs" / "80_plugin_guide.ipynb"
 GUIDE_PAGE = DOCS / "plugin_guide.html"
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")

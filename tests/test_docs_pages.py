@@ -188,10 +188,10 @@ def test_build_undoes_nbdev_links_inside_links_and_literals():
 def test_build_links_a_bare_name_to_the_top_level_one():
     preferred = _build_docs().preferred_targets
     syms = {"evaluate": "distributed.html#evaluate",          # nbdev's pick: the first module alphabetically
-            "ndcg_nb.distributed.evaluate": "distributed.html#evaluate",
+            "ndcg_nb.integrations.distributed.evaluate": "distributed.html#evaluate",
             "ndcg_nb.evaluation.evaluate": "evaluation.html#evaluate", "ndcg": "core.html#ndcg",
-            "ndcg_nb.core.ndcg": "core.html#ndcg"}
-    assert preferred(syms, {"evaluate": "ndcg_nb.evaluation", "ndcg": "ndcg_nb.core", "gone": "ndcg_nb.core"}) == {
+            "ndcg_nb.metrics.core.ndcg": "core.html#ndcg"}
+    assert preferred(syms, {"evaluate": "ndcg_nb.evaluation", "ndcg": "ndcg_nb.metrics.core", "gone": "ndcg_nb.metrics.core"}) == {
         "evaluate": "evaluation.html#evaluate", "ndcg": "core.html#ndcg"}
 
 

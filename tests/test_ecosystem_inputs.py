@@ -7,13 +7,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ndcg_nb.batch import as_batch
-from ndcg_nb.compare import compare
-from ndcg_nb.core import ndcg
+from ndcg_nb.metrics.batch import as_batch
+from ndcg_nb.analysis.comparison import compare
+from ndcg_nb.metrics.core import ndcg
 from ndcg_nb.errors import NdcgWarning
 from ndcg_nb.evaluation import evaluate
-from ndcg_nb.runs import SAMPLE_QRELS, SAMPLE_RUN, read_qrels, read_run
-from ndcg_nb.value_bounds import bounds
+from ndcg_nb.engine.runs import SAMPLE_QRELS, SAMPLE_RUN, read_qrels, read_run
+from ndcg_nb.analysis.value_bounds import bounds
 
 MEASURES = ["ndcg", "nDCG@10"]
 

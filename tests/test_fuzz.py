@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from ndcg_nb.errors import NdcgError, NdcgWarning
 from ndcg_nb.evaluation import parse_measure
 from ndcg_nb.plugins import parse_policy_spec
-from ndcg_nb.runs import read_qrels, read_run
+from ndcg_nb.engine.runs import read_qrels, read_run
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 

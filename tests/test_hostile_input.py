@@ -13,10 +13,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ndcg_nb.batch import as_batch
+from ndcg_nb.metrics.batch import as_batch
 from ndcg_nb.errors import InputTypeError
 from ndcg_nb.evaluation import evaluate as evaluate_in_memory
-from ndcg_nb.runs import SAMPLE_QRELS, SAMPLE_RUN, TrecFormatError, read_qrels, read_run
+from ndcg_nb.engine.runs import SAMPLE_QRELS, SAMPLE_RUN, TrecFormatError, read_qrels, read_run
 
 MAX_MESSAGE = 600   # characters: "a few lines"
 TREC = Path(__file__).parent / "data" / "trec_eval" / "test"
@@ -92,7 +92,7 @@ def test_long_id_cut_in_messages(tmp_path):
 
 
 def test_max_line_is_sane():
-    from ndcg_nb.runs import MAX_LINE_BYTES
+    from ndcg_nb.engine.runs import MAX_LINE_BYTES
     assert MAX_LINE_BYTES == 1 << 20
 
 
@@ -106,7 +106,7 @@ def test_run_given_as_qrels():
 
 
 def test_run_given_as_qrels_on_the_command_line():
-    code = f"from ndcg_nb.cli import main; raise SystemExit(main(['eval', {str(SAMPLE_RUN)!r}, {str(SAMPLE_RUN)!r}]))"
+    code = f"from ndcg_nb.__main__ import main; raise SystemExit(main(['eval', {str(SAMPLE_RUN)!r}, {str(SAMPLE_RUN)!r}]))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode != 0 and "looks like a run" in done.stderr, (done.returncode, done.stdout, done.stderr)
 
@@ -179,8 +179,8 @@ def test_dask_write_failure_names_directory_and_removes_torn_files(tmp_path):
     code = f"""
 import fsspec
 from fsspec.implementations.local import LocalFileSystem
-from ndcg_nb.distributed import evaluate
-from ndcg_nb.runs import SAMPLE_QRELS, SAMPLE_RUN
+from ndcg_nb.integrations.distributed import evaluate
+from ndcg_nb.engine.runs import SAMPLE_QRELS, SAMPLE_RUN
 
 class FullDisk(LocalFileSystem):
     protocol = ("fulldisk",)
@@ -208,7 +208,7 @@ evaluate(SAMPLE_QRELS, SAMPLE_RUN, npartitions=3, write_per_query="fulldisk://{t
 
 def test_dask_inputs_named_like_in_memory(tmp_path):
     "Empty run, truncated .gz, duplicate lines, run as qrels: the Dask path names file and line, as in memory."
-    from ndcg_nb.distributed import evaluate
+    from ndcg_nb.integrations.distributed import evaluate
     raw = SAMPLE_RUN.read_bytes()
     (tmp_path / "empty.run").write_bytes(b"")
     (tmp_path / "blank.run").write_bytes(b"\n \n")

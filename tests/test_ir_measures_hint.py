@@ -6,9 +6,9 @@ import html
 import pytest
 
 from ndcg_nb import evaluate
-from ndcg_nb.cli import main
-from ndcg_nb.measures import ir_measures_hint
-from ndcg_nb.runs import SAMPLE_QRELS, SAMPLE_RUN
+from ndcg_nb.__main__ import main
+from ndcg_nb.engine.measures import ir_measures_hint
+from ndcg_nb.engine.runs import SAMPLE_QRELS, SAMPLE_RUN
 
 HINT = ir_measures_hint("nDCG@10", 1)     # the sample's topic 106 is judged and missing from the run
 

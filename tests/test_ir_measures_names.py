@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from ndcg_nb.evaluation import evaluate
-from ndcg_nb.measures import parse_measure
-from ndcg_nb.runs import SAMPLE_QRELS, SAMPLE_RUN
+from ndcg_nb.engine.measures import parse_measure
+from ndcg_nb.engine.runs import SAMPLE_QRELS, SAMPLE_RUN
 
 CENSUS = Path(__file__).parent / "data" / "conventions"
 NAMES = ["nDCG()@10", "nDCG(judged_only=True)@10", "nDCG(dcg='exp-log2')@10", "nDCG(gains={0:0,1:1,2:3})@10"]

@@ -1,4 +1,4 @@
-"""What ndcg_nb.plots draws: bars, lines, their values, labels and titles (Agg backend, no window)."""
+"""What ndcg_nb.analysis.plots draws: bars, lines, their values, labels and titles (Agg backend, no window)."""
 import matplotlib
 
 matplotlib.use("Agg")
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from ndcg_nb import explain, ndcg
-from ndcg_nb.plots import plot_cumulative_dcg, plot_discount_curves, plot_discounted_gains, plot_ndcg_at_k
+from ndcg_nb.analysis.plots import plot_cumulative_dcg, plot_discount_curves, plot_discounted_gains, plot_ndcg_at_k
 
 
 @pytest.fixture(autouse=True)

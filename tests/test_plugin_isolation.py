@@ -108,18 +108,18 @@ def test_builtins_are_listed_as_ok(broken_report):
 
 def test_cli_plugins_lists_the_broken_ones_and_exits_0(tmp_path):
     site = site_with(tmp_path, *BROKEN)
-    done = run("from ndcg_nb.cli import main; raise SystemExit(main(['plugins']))", site)
+    done = run("from ndcg_nb.__main__ import main; raise SystemExit(main(['plugins']))", site)
     assert done.returncode == 0, done.stderr
     for plugin in ("import_error", "hook_raises", "misspelt_hook", "extra_argument", "registers_twice"):
         line = next(line for line in done.stdout.splitlines() if line.strip().startswith(plugin))
         assert "failed" in line, done.stdout
     assert "cannot reach the weights server" in done.stdout
     assert "ndcg-nb-import-error 0.1.0" in done.stdout
-    done = run("from ndcg_nb.cli import main; raise SystemExit(main(['plugins', '--format', 'json']))", site)
+    done = run("from ndcg_nb.__main__ import main; raise SystemExit(main(['plugins', '--format', 'json']))", site)
     assert done.returncode == 0, done.stderr
     rows = {row["plugin"]: row for row in json.loads(done.stdout)}
     assert rows["import_error"]["status"] == "failed" and "No module named" in rows["import_error"]["error"]
-    done = run("from ndcg_nb.cli import main; raise SystemExit(main(['score', '3', '2', '3', '0', '1', '2']))", site)
+    done = run("from ndcg_nb.__main__ import main; raise SystemExit(main(['score', '3', '2', '3', '0', '1', '2']))", site)
     assert done.returncode == 0 and f"NDCG = {DEFAULT:.6f}" in done.stdout, done.stderr
 
 
@@ -393,7 +393,7 @@ def test_existing_conflict_rules_for_runtime_plugins_still_hold():
 
 def test_plugins_that_exit_or_interrupt_at_import_are_reported_not_fatal(tmp_path):
     site = site_with(tmp_path, "exits_at_import", "interrupts_at_import")
-    done = run("from ndcg_nb.cli import main; raise SystemExit(main(['plugins', '--format', 'json']))", site)
+    done = run("from ndcg_nb.__main__ import main; raise SystemExit(main(['plugins', '--format', 'json']))", site)
     assert done.returncode == 0, done.stderr
     rows = {row["plugin"]: row for row in json.loads(done.stdout)}
     assert rows["exits_at_import"]["status"] == "failed"
@@ -403,7 +403,7 @@ def test_plugins_that_exit_or_interrupt_at_import_are_reported_not_fatal(tmp_pat
     for plugin, dist in (("exits_at_import", "ndcg-nb-exits-at-import 0.7.0"),
                          ("interrupts_at_import", "ndcg-nb-interrupts-at-import 0.8.0")):
         assert f"PluginWarning: plugin {plugin!r} ({dist}) could not be loaded" in done.stderr, done.stderr
-    done = run("from ndcg_nb.cli import main; raise SystemExit(main(['score', '3', '2', '3', '0', '1', '2']))", site)
+    done = run("from ndcg_nb.__main__ import main; raise SystemExit(main(['score', '3', '2', '3', '0', '1', '2']))", site)
     assert done.returncode == 0 and f"NDCG = {DEFAULT:.6f}" in done.stdout, done.stderr
 
 
@@ -420,7 +420,7 @@ print("still running")
     assert done.returncode == 0, done.stderr
     assert "PluginError: gain policy 'p_exit' from plugin 'exits_in_gain' called sys.exit(0)" in done.stdout
     assert "still running" in done.stdout
-    done = run("from ndcg_nb.cli import main; raise SystemExit(main(['score', '--gain', 'p_exit', '3', '2', '1']))", site)
+    done = run("from ndcg_nb.__main__ import main; raise SystemExit(main(['score', '--gain', 'p_exit', '3', '2', '1']))", site)
     assert done.returncode != 0 and "plugin 'exits_in_gain' called sys.exit(0)" in done.stderr, (done.stdout, done.stderr)
 
 
@@ -476,7 +476,7 @@ def test_trec_eval_cli_output_is_unchanged_by_an_override(tmp_path):
     qrels, runs = data / "qrels.test", data / "results.test"
     if not qrels.exists() or not runs.exists():
         pytest.skip("trec_eval's test files are not there")
-    code = f"from ndcg_nb.cli import main; raise SystemExit(main(['eval', {str(qrels)!r}, {str(runs)!r}, '--preset', 'trec_eval']))"
+    code = f"from ndcg_nb.__main__ import main; raise SystemExit(main(['eval', {str(qrels)!r}, {str(runs)!r}, '--preset', 'trec_eval']))"
     plain = run(code, site_with(tmp_path / "plain_site"))
     overridden = run(code, site_with(tmp_path / "overridden_site", "overrides_log2"))
     assert plain.returncode == overridden.returncode == 0, (plain.stderr, overridden.stderr)
@@ -489,7 +489,7 @@ def test_trec_eval_cli_output_is_unchanged_by_an_override(tmp_path):
     ("trec_eval:complete=1;judged_only=0", "zero", "zero"), ("trec_eval", "skip", "zero"),
 ])
 def test_preset_flags_read_as_written(spec, missing_queries, unjudged):
-    from ndcg_nb.resolution import resolve_convention
+    from ndcg_nb.engine.plan import resolve_convention
     convention = resolve_convention(spec)
     assert (convention.missing_queries, convention.unjudged) == (missing_queries, unjudged)
 
@@ -498,7 +498,7 @@ def test_preset_flags_read_as_written(spec, missing_queries, unjudged):
                                        ("trec_eval:complete=", "''")])
 def test_preset_flags_refuse_other_spellings(spec, bad):
     from ndcg_nb.errors import UsageError
-    from ndcg_nb.resolution import resolve_convention
+    from ndcg_nb.engine.plan import resolve_convention
     with pytest.raises(UsageError, match="of preset policy 'trec_eval' is true or false "
                                          r"\(true/false, yes/no or 1/0, in any case\), not " + bad):
         resolve_convention(spec)

@@ -93,7 +93,7 @@ with LocalCluster(n_workers=1, threads_per_worker=4, processes=False, dashboard_
             values.append(future.result())
         except Exception as exc:
             errors.append(type(exc).__name__ + ": " + str(exc))
-    from ndcg_nb.distributed import evaluate as evaluate_on_dask
+    from ndcg_nb.integrations.distributed import evaluate as evaluate_on_dask
     from ndcg_nb.evaluation import evaluate
     qrels = {f"q{i}": {f"d{j}": g for j, g in enumerate(grades)} for i, grades in enumerate(LISTS)}
     run = {f"q{i}": {f"d{j}": 10.0 - j for j in range(len(grades))} for i, grades in enumerate(LISTS)}
@@ -130,7 +130,7 @@ def test_plugins_still_load_lazily_and_can_be_turned_off(slow_site, tmp_path):
     done = run("import ndcg_nb, sys; print('ndcg_nb_slow_gain' in sys.modules)", slow_site, **env)
     assert done.returncode == 0 and done.stdout.strip() == "False", done.stderr
     for flag in ("--version", "--help"):
-        done = run(f"from ndcg_nb.cli import main; raise SystemExit(main([{flag!r}]))", slow_site, **env)
+        done = run(f"from ndcg_nb.__main__ import main; raise SystemExit(main([{flag!r}]))", slow_site, **env)
         assert done.returncode == 0, done.stderr
     assert not log.exists(), "import ndcg_nb, --version or --help imported a plugin"
     done = run("""

@@ -48,7 +48,7 @@ print(json.dumps({"value": ndcg([2, 0, 1], gain="binary", discount="reciprocal")
 
 
 def test_entry_point_plugin_appears_in_cli_listing(installed_example):
-    done = _run("from ndcg_nb.cli import main; raise SystemExit(main(['plugins']))", installed_example)
+    done = _run("from ndcg_nb.__main__ import main; raise SystemExit(main(['plugins']))", installed_example)
     assert done.returncode == 0, done.stderr
     assert "example" in done.stdout and "reciprocal" in done.stdout
 

@@ -5,9 +5,9 @@ import subprocess
 import sys
 
 from ndcg_nb.evaluation import evaluate
-from ndcg_nb.runs import SAMPLE_QRELS, SAMPLE_RUN
+from ndcg_nb.engine.runs import SAMPLE_QRELS, SAMPLE_RUN
 
-COMMAND = [sys.executable, "-m", "ndcg_nb.cli", "eval", str(SAMPLE_QRELS), str(SAMPLE_RUN), "-m", "ndcg"]
+COMMAND = [sys.executable, "-m", "ndcg_nb", "eval", str(SAMPLE_QRELS), str(SAMPLE_RUN), "-m", "ndcg"]
 
 
 def _stderr_on_a_terminal(extra):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from ndcg_nb import cg, dcg, idcg, ndcg
-from ndcg_nb.core import as_batch, score_batch
+from ndcg_nb.metrics.core import as_batch, score_batch
 
 RNG = np.random.default_rng(20261122)
 LISTS = [RNG.integers(0, 5, int(RNG.integers(1, 9))).astype(float) for _ in range(200)]

@@ -22,7 +22,7 @@ def test_readme_main_job_runs():
     main_job = re.findall(r"```sh\n(.*?)\n```", (ROOT / "README.md").read_text(), flags=re.S)[0]
     command = main_job.split("&&", 1)[1].strip().split()
     assert command[0] == "ndcg-nb"
-    done = subprocess.run([sys.executable, "-m", "ndcg_nb.cli", *command[1:]], capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run([sys.executable, "-m", "ndcg_nb", *command[1:]], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     last = done.stdout.strip().splitlines()[-1].split("\t")
     assert last[0].strip() == "ndcg" and last[1] == "all" and 0 < float(last[2]) < 1, done.stdout

@@ -7,11 +7,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ndcg_nb.compare import evaluate_runs
-from ndcg_nb.core import DatasetScore, ndcg_dataset
+from ndcg_nb.analysis.comparison import evaluate_runs
+from ndcg_nb.metrics.core import DatasetScore, ndcg_dataset
 from ndcg_nb.evaluation import evaluate
-from ndcg_nb.runs import SAMPLE_QRELS, SAMPLE_RUN
-from ndcg_nb.value_bounds import bounds
+from ndcg_nb.engine.runs import SAMPLE_QRELS, SAMPLE_RUN
+from ndcg_nb.analysis.value_bounds import bounds
 
 HOSTILE_QRELS = pd.DataFrame({"query": ["<q&1>", "<q&1>", "q2"], "doc": ["a", "b", "a"], "relevance": [2, 0, 1]})
 HOSTILE_RUN = pd.DataFrame({"query": ["<q&1>", "<q&1>", "q2"], "doc": ["a", "b", "a"], "score": [2.0, 1.0, 1.0]})
@@ -121,6 +121,6 @@ def test_progress_outside_a_kernel_keeps_the_stderr_bar(capsys):
 
 def test_import_stays_light():
     import subprocess
-    code = "import sys, ndcg_nb, ndcg_nb.scoring; print('tqdm' in sys.modules)"
+    code = "import sys, ndcg_nb, ndcg_nb.engine.scoring; print('tqdm' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

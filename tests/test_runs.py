@@ -6,7 +6,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from ndcg_nb.runs import SAMPLE_QRELS, SAMPLE_RUN, TrecFormatError, as_qrels, as_run, read_qrels, read_run
+from ndcg_nb.engine.runs import SAMPLE_QRELS, SAMPLE_RUN, TrecFormatError, as_qrels, as_run, read_qrels, read_run
 
 RUN = "q1 Q0 d1 1 2.5 tag\nq1 Q0 d2 2 1.5 tag\nq2 Q0 d1 1 0.5 tag\n"
 ROWS = [["q1", "d1", 2.5, 0], ["q1", "d2", 1.5, 1], ["q2", "d1", 0.5, 2]]

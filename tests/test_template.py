@@ -1,9 +1,9 @@
-"""A package written by `ndcg_nb.template.new_plugin` installs through its entry point and passes its own tests."""
+"""A package written by `ndcg_nb.integrations.plugin_template.new_plugin` installs through its entry point and passes its own tests."""
 import os
 import subprocess
 import sys
 
-from ndcg_nb.template import new_plugin
+from ndcg_nb.integrations.plugin_template import new_plugin
 
 
 def test_new_plugin_installs_and_passes_its_own_tests(tmp_path):
@@ -16,7 +16,7 @@ def test_new_plugin_installs_and_passes_its_own_tests(tmp_path):
                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "4 passed" in done.stdout
-    listing = subprocess.run([sys.executable, "-c", "from ndcg_nb.cli import main; raise SystemExit(main(['plugins']))"],
+    listing = subprocess.run([sys.executable, "-c", "from ndcg_nb.__main__ import main; raise SystemExit(main(['plugins']))"],
                              capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
     assert listing.returncode == 0, listing.stderr
     assert all(name in listing.stdout for name in ("tmpl_rbp", "tmpl_trec", "tmpl_range", "tmpl_capped"))

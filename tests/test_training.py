@@ -1,4 +1,4 @@
-"""ndcg_nb.training inside real training loops, against the libraries' own metrics.
+"""ndcg_nb.integrations.training inside real training loops, against the libraries' own metrics.
 
 LightGBM and XGBoost train small LambdaMART models on generated graded data while evaluating
 both their own `ndcg@k` and ours; every round's values must agree to 1e-12 (XGBoost prints a
@@ -11,7 +11,7 @@ import pytest
 
 from ndcg_nb import ndcg
 from ndcg_nb.errors import InputError, UsageError
-from ndcg_nb.training import (NdcgMetric, QueryGroups, as_array, catboost_ndcg, lightgbm_ndcg, ndcg_score,
+from ndcg_nb.integrations.training import (NdcgMetric, QueryGroups, as_array, catboost_ndcg, lightgbm_ndcg, ndcg_score,
                               ndcg_scorer, xgboost_ndcg)
 
 lgb = pytest.importorskip("lightgbm")
@@ -126,7 +126,7 @@ def test_groups_prepared_once_and_policies_resolved_once(monkeypatch):
         raise AssertionError("a policy was resolved during training")
 
     monkeypatch.setattr(QueryGroups, "__init__", counting)
-    for module in ("ndcg_nb.core", "ndcg_nb.plugins", "ndcg_nb.training"):
+    for module in ("ndcg_nb.metrics.core", "ndcg_nb.plugins", "ndcg_nb.integrations.training"):
         monkeypatch.setattr(f"{module}.resolve_policy", refuse)
     train = lgb.Dataset(features, label=labels, group=sizes)
     lgb.train(LGB_PARAMS, train, num_boost_round=6, valid_sets=[train], feval=metric)

@@ -17,7 +17,7 @@ Steps, for every notebook under nbs/ (recursively; names starting with "_" or ".
 Then Sphinx with MyST-NB and the Furo theme renders the pages (tools/docs_sphinx/conf.py),
 and docs/ is replaced by the result. The sidebar lists: home (nbs/index.ipynb), tutorials
 (nbs/tutorials/), guides (top-level notebooks without `default_exp`) and the API reference
-(top-level notebooks with `default_exp`), each in file-name order.
+(top-level notebooks with `default_exp`) in one section per subpackage, each in file-name order.
 
 Any notebook that fails to execute or render stops the build with its name and error; docs/
 is left untouched then.
@@ -48,7 +48,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SPHINX_CONF_DIR = ROOT / "tools" / "docs_sphinx"
 
-SECTIONS = ("Tutorials", "Guides", "API reference")  # sidebar order, after the home page
+# sidebar order, after the home page: the API reference comes in one section per layer of the package, the
+# notebooks exporting a subpackage's modules (`#| default_exp engine.scoring`) under its caption
+API_SECTIONS = {"": "API: plugins and front door", "metrics": "API: metrics on lists", "engine": "API: engine",
+                "analysis": "API: analysis", "integrations": "API: integrations"}
+SECTIONS = ("Tutorials", "Guides", *API_SECTIONS.values())
 _DIRECTIVE = re.compile(r"^\s*#\|\s*([\w-]+)\s*:?\s*(.*?)\s*$")
 
 
@@ -77,10 +81,20 @@ def _page_name(notebook: Path) -> str:
     return re.sub(r"^\d+[_-]", "", notebook.stem)
 
 
-def _has_default_exp(notebook: Path) -> bool:
+def _default_exp(notebook: Path) -> str | None:
+    "The module a notebook exports (`#| default_exp`), or None for a guide."
     cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
-    return any(c["cell_type"] == "code" and re.search(r"^#\|\s*default_exp\s", "".join(c["source"]), re.M)
-               for c in cells)
+    for c in cells:
+        found = re.search(r"^#\|\s*default_exp\s+(\S+)", "".join(c["source"]), re.M) if c["cell_type"] == "code" else None
+        if found:
+            return found.group(1)
+    return None
+
+
+def _api_section(module: str) -> str:
+    "The sidebar caption of a module's page: its subpackage's, or the top level's."
+    package = module.rpartition(".")[0]
+    return API_SECTIONS.get(package, API_SECTIONS[""])
 
 
 def discover(nbs: Path) -> list[Page]:
@@ -96,7 +110,8 @@ def discover(nbs: Path) -> list[Page]:
         elif rel.parent.parts:
             section = "Tutorials" if rel.parts[0] == "tutorials" else rel.parts[0].replace("_", " ").capitalize()
         else:
-            section = "API reference" if _has_default_exp(nb) else "Guides"
+            module = _default_exp(nb)
+            section = _api_section(module) if module else "Guides"
         pages.append(Page(nb, docname, section))
     seen: dict[str, Path] = {}
     for p in pages:

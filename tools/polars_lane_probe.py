@@ -60,7 +60,7 @@ def text_facts(data: np.ndarray):
 
 def plain_text(path, kind: str):
     "The first line of a file whose text the lane reads as ndcg_nb's reader would; None: leave it to that reader."
-    from ndcg_nb.runs import MAX_LINE_BYTES
+    from ndcg_nb.engine.runs import MAX_LINE_BYTES
     with open(path, "rb") as handle:
         if handle.read(2) == b"\x1f\x8b" or handle.seek(0, 2) == 0:
             return None
@@ -134,7 +134,7 @@ def ranked_by_strings(pl, qrels, run, conv):
 
 def ranked_by_hashes(pl, qrels, run, conv):
     "As `ranked_by_strings`, joined on 64-bit hashes and ranked by ndcg_nb's numpy code (no document-id tie order)."
-    from ndcg_nb.judgments import rank_order, JoinedRun
+    from ndcg_nb.engine.judgments import rank_order, JoinedRun
     key = pl.struct("query", "doc").hash(1).alias("key")
     queries = qrels.lazy().select(pl.col("query").unique().sort()).with_row_index("q")
     found = (run.lazy().with_row_index("row").select(key, "row")
@@ -162,11 +162,11 @@ def ranked_by_hashes(pl, qrels, run, conv):
 def evaluation(ranked, qrels, first_line: bytes, conv, measures):
     "ndcg_nb's Evaluation from the ranked lines, by ndcg_nb's own grade rules, scoring and summary."
     import pandas as pd
-    from ndcg_nb.batch import Batch
-    from ndcg_nb.core import score_depths
-    from ndcg_nb.measures import parse_measures
-    from ndcg_nb.resolution import apply_grade_rules
-    from ndcg_nb.scoring import Evaluation, measure_summary, _shown_rows as shown_rows   # score_run's own rule
+    from ndcg_nb.metrics.batch import Batch
+    from ndcg_nb.metrics.core import score_depths
+    from ndcg_nb.engine.measures import parse_measures
+    from ndcg_nb.engine.plan import apply_grade_rules
+    from ndcg_nb.engine.scoring import Evaluation, measure_summary, _shown_rows as shown_rows   # score_run's own rule
     query, grade, judged, pool_query, names = ranked
     n = len(names)
     counts = np.bincount(query, minlength=n)
@@ -199,8 +199,8 @@ def main():
     args = parser.parse_args()
     started = time.perf_counter()
     import polars as pl
-    import ndcg_nb.core, ndcg_nb.judgments, ndcg_nb.runs, ndcg_nb.scoring   # what the stages below use: timed here
-    from ndcg_nb.resolution import resolve_convention
+    import ndcg_nb.metrics.core, ndcg_nb.engine.judgments, ndcg_nb.engine.runs, ndcg_nb.engine.scoring   # what the stages below use: timed here
+    from ndcg_nb.engine.plan import resolve_convention
     started = stage("import", started)
     qrels_path, run_path = args.prefix + ".qrels", args.prefix + ".run"
     first_line = plain_text(run_path, "run")

@@ -12,7 +12,7 @@ Usage:
 Workloads:
   startup  fresh-process wall time (median of 7; --quick 5) and peak RSS of `python -c pass` (the
            interpreter alone), `python -c "import ndcg_nb"`, `ndcg-nb --version`, `ndcg-nb --help` (the
-           console script settings.ini declares, ndcg_nb.cli:run) and `python -c "import pytrec_eval"`.
+           console script settings.ini declares, ndcg_nb.__main__:run) and `python -c "import pytrec_eval"`.
            Targets (issue 20): `import ndcg_nb` < 0.35 s, `--version` and `--help` < 0.2 s.
   trec     a TREC-sized run, 250 queries x 1,000 documents (250,000 run lines, 163,377 qrels lines:
            data.py's generator judges ~65% of the retrieved documents plus ~4 more per query),
@@ -37,9 +37,9 @@ Workloads:
   scaling  files to numbers for 10^3 ... 10^6 queries of 10 documents: time per query.
   dicts    ndcg_nb.evaluate from {query: {doc: score}} dicts vs pytrec_eval and ranx.
   training one call of an NDCG@10 eval metric per boosting round, 10,000 groups of 50 documents:
-           ndcg_nb.training.lightgbm_ndcg(10) (as LightGBM's feval calls it) vs LightGBM's own ndcg@10
+           ndcg_nb.integrations.training.lightgbm_ndcg(10) (as LightGBM's feval calls it) vs LightGBM's own ndcg@10
            (Booster.eval_train on the same scores); "first" includes preparing the groups once.
-  distributed  (not in the default set; ask for it) in-memory evaluate vs ndcg_nb.distributed.evaluate on a Dask
+  distributed  (not in the default set; ask for it) in-memory evaluate vs ndcg_nb.integrations.distributed.evaluate on a Dask
            LocalCluster of 2 worker processes, on a 10M-line run: time, peak RSS per worker, values compared.
            Then bounded memory: the run and qrels copied 6 times (other query ids; 60M run lines, 3.3 GB of
            text, and 1.6 GB of qrels) are evaluated on workers limited to 1 GB each, which write the
@@ -113,7 +113,7 @@ Code (tools/ndcg_bench/, one job per module; tools/benchmark.py only calls cli.m
                   the startup and trec workloads measured that way
   distributed.py  the distributed workload (Dask vs in memory, bounded memory), both sides
   report.py       ratios, the printed table, targets (headline and warm status), notes and the JSON
-                  file (read by nbs/32_performance.ipynb)
+                  file (read by nbs/82_performance.ipynb)
 """
 from pathlib import Path
 

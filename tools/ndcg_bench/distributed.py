@@ -1,4 +1,4 @@
-"""The distributed workload, both sides: in-memory `evaluate` vs `ndcg_nb.distributed.evaluate` on a
+"""The distributed workload, both sides: in-memory `evaluate` vs `ndcg_nb.integrations.distributed.evaluate` on a
 Dask LocalCluster of 2 worker processes (time, peak RSS per worker, values compared); then bounded
 memory: the run copied several times, evaluated on workers limited to 1 GB that write the per-query
 rows, and (full runs) in-memory evaluation under RLIMIT_AS, which should fail, with a control.
@@ -34,7 +34,7 @@ def _dask_call(spec):
         os.environ["ARROW_DEFAULT_MEMORY_POOL"] = "system"
     from distributed import Client, LocalCluster
 
-    from ndcg_nb.distributed import evaluate
+    from ndcg_nb.integrations.distributed import evaluate
     client = Client(LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
                                  memory_limit=f"{spec['worker_mb']}MiB" if spec.get("worker_mb") else "auto"))
     call = lambda: evaluate(spec["qrels"], spec["run"], spec["measures"], blocksize=spec.get("blocksize", "16 MiB"),
@@ -100,7 +100,7 @@ def _evaluate(spec: dict) -> dict:
 def _in_memory_and_dask(session, w, common) -> dict:
     "One row each: in-memory evaluate and the Dask cluster on the same files, values compared per query."
     rows = {}
-    for engine, label in (("memory", "in-memory evaluate, 1 process"), ("dask", "ndcg_nb.distributed, 2 workers")):
+    for engine, label in (("memory", "in-memory evaluate, 1 process"), ("dask", "ndcg_nb.integrations.distributed, 2 workers")):
         note(f"  distributed: {label} ...")
         values = str(session.values_dir / f"distributed-{engine}.npz")
         result = _evaluate({**common, "engine": engine, "values": values})

@@ -210,7 +210,7 @@ def setup_training(tool, labels, scores, untied, sizes, tied=False, **_):
     score_array = np.load(scores if tied else untied).ravel()
     features = np.zeros((len(label_array), 1))
     if tool == "ndcg_nb":
-        from ndcg_nb.training import lightgbm_ndcg
+        from ndcg_nb.integrations.training import lightgbm_ndcg
         metric, data = lightgbm_ndcg(10), lightgbm.Dataset(features, label=label_array, group=size_array).construct()
         return (lambda: metric(score_array, data)), (lambda result: {"mean": np.array([result[0][1]])})
     if tool == "lightgbm":
@@ -268,7 +268,7 @@ IMPORTS = {
     "arrays": {"ndcg_nb": [("ndcg_nb", "ndcg")], "sklearn": [("sklearn.metrics", "ndcg_score")],
                "argpartition": [("numpy", None)]},
     # both sides of a training loop import LightGBM; ours adds the metric
-    "training": {"ndcg_nb": [("lightgbm", None), ("ndcg_nb.training", "lightgbm_ndcg")],
+    "training": {"ndcg_nb": [("lightgbm", None), ("ndcg_nb.integrations.training", "lightgbm_ndcg")],
                  "lightgbm": [("lightgbm", None)]},
     # ndcg_nb's own stack, without ndcg_nb
     "floor": {tool: _STACK for tool in FLOOR_TOOLS},

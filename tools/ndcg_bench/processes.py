@@ -16,7 +16,7 @@ of the process it was exec'd from (so a child of the benchmark itself would repo
 benchmark's RSS); every process measured here is larger than the spawner. Commands run in a temporary
 directory (nothing there to import), stdin from /dev/null, stdout and stderr to files.
 
-The console script is the `ndcg-nb` next to `sys.executable` (settings.ini: `ndcg-nb=ndcg_nb.cli:run`;
+The console script is the `ndcg-nb` next to `sys.executable` (settings.ini: `ndcg-nb=ndcg_nb.__main__:run`;
 not a pyenv shim, whose own start-up would be counted); without it, `python -c` calling that entry point.
 """
 import json
@@ -100,7 +100,7 @@ def output_of(row) -> str:
 def console_script():
     """The console script as a user runs it: (argv prefix, description). settings.ini's console_scripts names
     it and its entry point; the script installed next to this interpreter, else `python -c` calling the entry point."""
-    entry = "ndcg-nb=ndcg_nb.cli:run"
+    entry = "ndcg-nb=ndcg_nb.__main__:run"
     settings = ROOT / "settings.ini"
     if settings.exists():
         for line in settings.read_text().splitlines():

@@ -1,6 +1,6 @@
 """The report: ratios of each row to its reference row, targets (MET, MISSED, INVALID, NOT MEASURED,
 SKIPPED), the printed text (a table per workload, or the value checks alone with --only-check), the
-closing notes, and the JSON file written by --json (read by nbs/32_performance.ipynb).
+closing notes, and the JSON file written by --json (read by nbs/82_performance.ipynb).
 
 Every target has two statuses: the headline one, on what a user pays in a fresh process (`basis` says
 which figure: the process = import + first call, the first call alone, a whole process's wall or peak),
@@ -221,7 +221,7 @@ def portable(data):
 
 
 def write_json(session, text: str, path):
-    "Every result, the machine and the printed report, as read by nbs/32_performance.ipynb."
+    "Every result, the machine and the printed report, as read by nbs/82_performance.ipynb."
     payload = {"mode": session.mode, "machine": session.machine, "tolerance": TOLERANCE, "notes": session.notes,
                "baseline_import_ndcg_nb_mb": session.baseline_import_mb,
                "ndcg_nb_from_checkout": session.ndcg_nb_from_checkout,
