@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
 import json
 import os
 import re
@@ -18,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from . import __version__
 from .errors import InputError, NdcgError, UsageError
+from .presets import CONVENTION_CHOICES, FIELDS, read_field
 
 if TYPE_CHECKING:                  # for the annotations only: the handlers import these when they run
     import pandas as pd
@@ -27,7 +27,6 @@ if TYPE_CHECKING:                  # for the annotations only: the handlers impo
 __all__ = ['build_parser', 'main', 'run']
 
 # %% ../nbs/71_cli.ipynb #cf8cc33f
-_ZERO_IDCG_POLICIES = ("zero", "one", "skip", "nan", "raise", "signed", "signed_skip")   # policies.ZERO_IDCG_POLICIES
 _QRELS_DUPLICATES = ("error", "first", "last", "max")                    # runs.QRELS_DUPLICATES
 _TESTS = ("t", "randomization", "bootstrap")                             # compare.TESTS
 _BOOTSTRAP_METHODS = ("percentile", "basic", "bca")                      # significance.BOOTSTRAP_METHODS
@@ -58,7 +57,7 @@ def _policy_options(parser: argparse.ArgumentParser):
     parser.add_argument("--gain", default="linear", help="gain policy, e.g. exponential or table:table=0,1,3,7")
     parser.add_argument("--discount", default="log2", help="discount policy, e.g. ln or log:base=10")
     parser.add_argument("--truncation", default="cut", help="truncation policy, e.g. pad:fill=0")
-    parser.add_argument("--zero-idcg", default="zero", choices=_ZERO_IDCG_POLICIES,
+    parser.add_argument("--zero-idcg", default="zero", choices=CONVENTION_CHOICES["zero_idcg"],
                         help="what a list with IDCG <= 0 scores (default: zero)")
 
 # %% ../nbs/71_cli.ipynb #605309f2
@@ -70,7 +69,7 @@ def _convention_policy_options(parser: argparse.ArgumentParser):
     parser.add_argument("--discount", help="discount policy instead of the preset's, e.g. ln or log:base=10")
     parser.add_argument("--truncation", help="truncation policy instead of the preset's, e.g. pad:fill=0")
     parser.add_argument("--normalization", help="normalization policy instead of the preset's, e.g. retrieved or minmax")
-    parser.add_argument("--zero-idcg", choices=_ZERO_IDCG_POLICIES,
+    parser.add_argument("--zero-idcg", choices=CONVENTION_CHOICES["zero_idcg"],
                         help="what a query with IDCG <= 0 scores, instead of the preset's choice")
 
 # %% ../nbs/71_cli.ipynb #2d6b8e40
@@ -88,26 +87,7 @@ def _convention_options(parser: argparse.ArgumentParser):
                              "--set truncation=pad:fill=-1")
     _convention_policy_options(parser)
 
-# %% ../nbs/71_cli.ipynb #4a7f3c94
-def _true_or_false(key: str, value: str) -> bool:
-    if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
-        raise UsageError(f"--set {key}={value}: write true or false")
-    return value.lower() in ("true", "1", "yes")
-
-def _number(key: str, value: str, kind: type, rule: str):
-    try:
-        return kind(value)
-    except ValueError:
-        raise UsageError(f"--set {key}={value}: {key} must be {rule}") from None
-
 # %% ../nbs/71_cli.ipynb #907bb60d
-@functools.cache
-def _field_types() -> dict:
-    "Each convention field's type, and `ideal`, the old name of `normalization`."
-    import dataclasses
-    from ndcg_nb.presets import Convention
-    return {field.name: field.type for field in dataclasses.fields(Convention)} | {"ideal": "str"}
-
 _OTHER_OPTIONS = {"bounds": "use --bounds", "progress": "the progress bar is turned off with --quiet",
                   "qrels_duplicates": "use --qrels-duplicates", "complete": "use -c", "judged_only": "use -J",
                   "per_query": "use -q", "measure": "use -m", "measures": "use -m", "format": "use --format"}
@@ -119,28 +99,17 @@ def _not_a_field(key: str, value: str) -> str:
     if key in _OTHER_OPTIONS:
         return f"--set {key}={value}: {key} is not a convention field; {_OTHER_OPTIONS[key]}"
     return (f"--set {key}={value}: unknown convention field {key!r}; fields: "
-            f"{', '.join(name for name in _field_types() if name not in ('preset', 'ideal'))}")
+            f"{', '.join(name for name in FIELDS if name != 'preset')}")
 
 # %% ../nbs/71_cli.ipynb #7e2a9b16
-_SPEC_FIELDS = ("gain", "discount", "truncation", "normalization", "ideal")   # policy specs, e.g. table:table=0,1,3,7
-
 def _field_value(key: str, value: str):
     "The value of `--set KEY=VALUE` as the convention field wants it."
-    from ndcg_nb.plugins import parse_value
-    from ndcg_nb.presets import CONVENTION_CHOICES
-    if key == "preset" or key not in _field_types():
+    if key == "preset" or key not in FIELDS:
         raise UsageError(_not_a_field(key, value))
-    if key in _SPEC_FIELDS or key in CONVENTION_CHOICES:
-        return value
-    if value in ("None", "none", ""):
-        return None
-    if _field_types()[key] in (bool, "bool"):
-        return _true_or_false(key, value)
-    if key == "max_docs":
-        return _number(key, value, int, "a positive integer")
-    if key == "min_grade":
-        return _number(key, value, float, "a finite number or None")
-    return parse_value(value)
+    try:
+        return read_field(key, value)
+    except UsageError as exc:
+        raise UsageError(f"--set {key}={value}: {exc}") from None
 
 # %% ../nbs/71_cli.ipynb #8b0e3d49
 def _set_overrides(assignments) -> dict:

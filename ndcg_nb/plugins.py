@@ -14,6 +14,7 @@ import re
 import threading
 import warnings
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable, Iterable
 
 import numpy as np
@@ -22,11 +23,12 @@ import pluggy
 from . import hookspecs, policies, presets
 from .errors import PluginError, PluginWarning, PolicyConflictError, UnknownPolicyError, UsageError
 from .policy_checks import check_output, reject_strings, who_computes   # check_output: importable from here as before
+from .presets import parse_flag   # the one yes-or-no reader; importable from here as before
 
 # %% auto #0
 __all__ = ['KINDS', 'ENTRY_POINT_GROUP', 'BUILTINS', 'BUILTIN_PRESETS', 'NDCG_NB_PLUGINS', 'LOAD_PLUGINS_VARIABLE', 'Policy',
            'group_declared', 'plugin_manager', 'register_plugin', 'unregister_plugin', 'policies_of', 'list_plugins',
-           'load_plugins', 'parse_value', 'parse_policy_spec', 'BoundPolicy', 'parse_flag', 'resolve_policy']
+           'load_plugins', 'parse_value', 'parse_policy_spec', 'BoundPolicy', 'resolve_policy']
 
 # %% ../nbs/22_plugins.ipynb #7585e111
 KINDS = ("gain", "discount", "truncation", "normalization", "preset", "measure")
@@ -50,13 +52,13 @@ class Policy:
     description: str = ""
     override: bool = False
 
-    @property
+    @cached_property
     def parameters(self) -> dict[str, inspect.Parameter]:
         "The keyword parameters the policy takes, after its array arguments, leaving out context arguments."
         declared = list(inspect.signature(self.function).parameters.items())[_ARRAY_ARGUMENTS[self.kind]:]
         return {name: p for name, p in declared if name not in self.context}
 
-    @property
+    @cached_property
     def context(self) -> tuple[str, ...]:
         "The context arguments the policy declares: keyword-only, named in `hookspecs.CONTEXT` for its kind."
         try:
@@ -401,7 +403,6 @@ def _declares(folder: str, section) -> bool:
     except OSError:
         return False
 
-
 # %% ../nbs/22_plugins.ipynb #fb80907d
 def _load_entry_points(manager: pluggy.PluginManager, chosen: set[str] | None, where: str):
     "Load the chosen entry-point plugins; one that fails is recorded, warned about and skipped."
@@ -425,6 +426,9 @@ def _load_entry_points(manager: pluggy.PluginManager, chosen: set[str] | None, w
                 continue
         _load_entry_point(manager, entry_point, source)
     _warn_unmatched(chosen, matched, where)
+
+# %% ../nbs/22_plugins.ipynb #b1p0r002
+hookspecs.hookimpl(presets.register_presets)
 
 # %% ../nbs/22_plugins.ipynb #6043a1ef
 def _build_manager(chosen: set[str] | None, where: str, keep: list[tuple[str, Any]] = ()):
@@ -754,19 +758,6 @@ def _check_parameters(kind: str, name: str, policy: Policy, params: dict):
                          f"e.g. {kind}=({name!r}, {{{missing[0]!r}: ...}}) or '{name}:{missing[0]}=...'")
 
 # %% ../nbs/22_plugins.ipynb #b1864efd
-_TRUE, _FALSE = ("true", "yes", "1"), ("false", "no", "0")
-
-def parse_flag(value, what: str = "the value") -> bool:
-    """A yes-or-no value as given in Python or text: True or False, 1 or 0, or the strings true/false,
-    yes/no, 1/0 in any case. Anything else is a `UsageError` naming `what`."""
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (int, np.integer)) and value in (0, 1):
-        return bool(value)
-    if isinstance(value, str) and value.strip().lower() in _TRUE + _FALSE:
-        return value.strip().lower() in _TRUE
-    raise UsageError(f"{what} is true or false (true/false, yes/no or 1/0, in any case), not {value!r}")
-
 def _is_flag(parameter: inspect.Parameter) -> bool:
     "A parameter that takes True or False: annotated `bool`, or with a bool default."
     return parameter.annotation in (bool, "bool") or isinstance(parameter.default, bool)

@@ -13,15 +13,15 @@ import numpy as np
 from .errors import UsageError
 from .hookspecs import hookimpl
 from .metrics.segments import ranks_from_lengths
+from .presets import SIGNED_ZERO_IDCG, SKIPPED_ZERO_IDCG, ZERO_IDCG_POLICIES   # importable from here as before
 
 # %% auto #0
-__all__ = ['ZERO_IDCG_POLICIES', 'SIGNED_ZERO_IDCG', 'SKIPPED_ZERO_IDCG', 'linear_gain', 'exponential_gain', 'table_gain',
-           'positive_gain', 'shifted_exponential_gain', 'int32_exponential_gain', 'log2_discount', 'log_discount',
-           'natural_log_discount', 'no_discount', 'inverse_rank_discount', 'jk_discount', 'check_depth',
-           'cut_truncation', 'pad_truncation', 'judged_normalization', 'retrieved_normalization',
-           'minmax_normalization', 'full_normalization', 'judged_to_length_normalization', 'given_order_normalization',
-           'grade_order_normalization', 'register_gains', 'register_discounts', 'register_truncations',
-           'register_normalizations']
+__all__ = ['linear_gain', 'exponential_gain', 'table_gain', 'positive_gain', 'shifted_exponential_gain', 'int32_exponential_gain',
+           'log2_discount', 'log_discount', 'natural_log_discount', 'no_discount', 'inverse_rank_discount',
+           'jk_discount', 'check_depth', 'cut_truncation', 'pad_truncation', 'judged_normalization',
+           'retrieved_normalization', 'minmax_normalization', 'full_normalization', 'judged_to_length_normalization',
+           'given_order_normalization', 'grade_order_normalization', 'register_gains', 'register_discounts',
+           'register_truncations', 'register_normalizations']
 
 # %% ../nbs/20_policies.ipynb #36c8b696
 def linear_gain(grades: np.ndarray) -> np.ndarray:
@@ -130,10 +130,6 @@ def jk_discount(ranks: np.ndarray, base: float = 2) -> np.ndarray:
     return np.where(discounted, math.log(base) / np.log(np.where(discounted, ranks, 2.0)), 1.0)
 
 # %% ../nbs/20_policies.ipynb #4d009dee
-ZERO_IDCG_POLICIES = ("zero", "one", "skip", "nan", "raise", "signed", "signed_skip")  # a list with IDCG <= 0 (see core)
-SIGNED_ZERO_IDCG = ("signed", "signed_skip")   # only an IDCG of exactly 0 is undefined: a negative one divides
-SKIPPED_ZERO_IDCG = ("skip", "signed_skip")    # the undefined lists are left out of the mean
-
 def check_depth(k):
     "Raise `ValueError` unless `k` is a positive integer or `None` (no depth)."
     if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):

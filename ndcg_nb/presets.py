@@ -7,35 +7,121 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import warnings
+import numbers
+import sys
 from dataclasses import dataclass
 
-import numpy as np
-
-from .hookspecs import hookimpl
 from .errors import UsageError
-from .policies import ZERO_IDCG_POLICIES
 
 # %% auto #0
-__all__ = ['CONVENTION_CHOICES', 'PRESET_NOTES', 'Convention', 'trec_eval_preset', 'sklearn_preset', 'sklearn_ignore_ties_preset',
-           'lightgbm_preset', 'xgboost_preset', 'ranx_preset', 'ranx_burges_preset', 'preset_note',
-           'ir_measures_preset', 'gdeval_preset', 'trectools_preset', 'ntcir_preset', 'ntcir_ndcg_b_preset',
-           'torchmetrics_preset', 'tf_ranking_preset', 'catboost_preset', 'ranklib_preset', 'spark_mllib_preset',
-           'recommenders_preset', 'recbole_preset', 'elliot_preset', 'vespa_preset', 'elasticsearch_preset',
-           'register_presets']
+__all__ = ['ZERO_IDCG_POLICIES', 'SIGNED_ZERO_IDCG', 'SKIPPED_ZERO_IDCG', 'AGGREGATIONS', 'FIELD_KINDS', 'FIELDS',
+           'CONVENTION_CHOICES', 'PRESET_NOTES', 'parse_flag', 'Convention', 'convention_table', 'read_field',
+           'trec_eval_preset', 'sklearn_preset', 'sklearn_ignore_ties_preset', 'lightgbm_preset', 'xgboost_preset',
+           'ranx_preset', 'ranx_burges_preset', 'preset_note', 'ir_measures_preset', 'gdeval_preset',
+           'trectools_preset', 'ntcir_preset', 'ntcir_ndcg_b_preset', 'torchmetrics_preset', 'tf_ranking_preset',
+           'catboost_preset', 'ranklib_preset', 'spark_mllib_preset', 'recommenders_preset', 'recbole_preset',
+           'elliot_preset', 'vespa_preset', 'elasticsearch_preset', 'register_presets']
 
 # %% ../nbs/23_presets.ipynb #5b40bc5f
-CONVENTION_CHOICES = {"ties": ("docno", "input", "average", "worst", "best", "docno_ascending", "numpy_argsort"),
-            "unjudged": ("zero", "drop"), "negative": ("zero", "keep", "drop"), "missing_queries": ("skip", "zero"),
-            "unjudged_queries": ("skip", "zero", "one", "raise"), "ideal_negatives": ("drop", "keep"),
-            "zero_idcg": ZERO_IDCG_POLICIES, "aggregation": ("mean", "median", "lower_median", "min", "max"),
-            "zero_grade_sum": ("score", "zero", "one", "skip", "raise"), "no_hits": ("score", "zero"),
-            "ideal_grades": ("as_ranked", "rint")}
+ZERO_IDCG_POLICIES = ("zero", "one", "skip", "nan", "raise", "signed", "signed_skip")  # a list with IDCG <= 0
+SIGNED_ZERO_IDCG = ("signed", "signed_skip")   # only an IDCG of exactly 0 is undefined: a negative one divides
+SKIPPED_ZERO_IDCG = ("skip", "signed_skip")    # the undefined lists are left out of the mean
+AGGREGATIONS = ("mean", "median", "lower_median", "min", "max")
 
-# %% ../nbs/23_presets.ipynb #7726af97
-def _warn_renamed():
-    warnings.warn("the convention field 'ideal' is now 'normalization' (the same values, and more); "
-                  "'ideal' will be removed in a later version", DeprecationWarning, stacklevel=4)
+# %% ../nbs/23_presets.ipynb #fd01a002
+FIELD_KINDS = ("policy", "choice", "flag", "count", "number", "name")
+
+def _field(default, kind: str, doc: str, choices: tuple = ()):
+    "A convention field: its default, its kind (one of `FIELD_KINDS`), its choices and what it decides."
+    assert kind in FIELD_KINDS and bool(choices) == (kind == "choice")
+    return dataclasses.field(default=default, metadata={"kind": kind, "doc": doc, "choices": choices})
+
+# %% ../nbs/23_presets.ipynb #fd01a005
+_TRUE, _FALSE = ("true", "yes", "1"), ("false", "no", "0")
+
+def parse_flag(value, what: str = "the value") -> bool:
+    """A yes-or-no value as given in Python or text: True or False, 1 or 0, or the strings true/false,
+    yes/no, 1/0 in any case. Anything else is a `UsageError` naming `what`."""
+    numpy = sys.modules.get("numpy")          # a NumPy boolean exists only once NumPy is imported
+    if isinstance(value, bool) or (numpy is not None and isinstance(value, numpy.bool_)):
+        return bool(value)
+    if isinstance(value, numbers.Integral) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in _TRUE + _FALSE:
+        return value.strip().lower() in _TRUE
+    raise UsageError(f"{what} is true or false (true/false, yes/no or 1/0, in any case), not {value!r}")
+
+# %% ../nbs/23_presets.ipynb #ec6e59fb
+@dataclass(frozen=True)
+class Convention:
+    "Every choice that turns a run and its qrels into NDCG values."
+    gain: str | tuple = _field("linear", "policy", "how a grade becomes a gain (`linear`, `exponential`, a table, a plugin's)")
+    discount: str | tuple = _field("log2", "policy", "the weight of each rank")
+    truncation: str | tuple = _field("cut", "policy", "how a ranking is cut or padded to each measure's depth "
+                                     "(`pad:fill=-1` pads short rankings to k with a harmful grade)")
+    ties: str = _field("docno", "choice", "the order of documents with equal scores: trec_eval's (docno descending), "
+                       "the input's, the expected DCG over all orders of each tied group (scikit-learn), the worse or the "
+                       "better grade first (CatBoost puts the worse first), docno ascending (trectools), or NumPy's "
+                       "default argsort reversed (scikit-learn's `ignore_ties=True`)",
+                       ("docno", "input", "average", "worst", "best", "docno_ascending", "numpy_argsort"))
+    normalization: str | tuple = _field("judged", "policy", "what the DCG is divided by: the ideal from every judged "
+                                        "document of the query (`judged`), from the retrieved ones (`retrieved`), the "
+                                        "range from the worst ranking (`minmax`), a full page of the best grade (`full`)")
+    unjudged: str = _field("zero", "choice", "a retrieved document without judgment gains 0, or is removed before "
+                           "ranking (trec_eval `-J`)", ("zero", "drop"))
+    negative: str = _field("zero", "choice", "a negative judgment counts as 0 and as unjudged (trec_eval), is a real, "
+                           "harmful grade, or takes its document out of the ranking (TF-Ranking's padding without a mask)",
+                           ("zero", "keep", "drop"))
+    min_grade: float | None = _field(None, "number", "judgments below it count as 0 (ranx's `rel_lvl`, 1 there)")
+    integer_grades: bool = _field(False, "flag", "judgments keep only their whole part, as trec_eval reads them with "
+                                  "C's `atol` (`1.5` is 1), or are used as given")
+    float32_scores: bool = _field(False, "flag", "scores are rounded to single precision before ranking, as trec_eval "
+                                  "stores them (C `float`), so scores that differ past the 7th digit tie")
+    missing_queries: str = _field("skip", "choice", "a query judged but absent from the run is left out, or scores 0 "
+                                  "(trec_eval `-c`)", ("skip", "zero"))
+    zero_idcg: str = _field("zero", "choice", "the value of a query with IDCG <= 0; the `signed` two divide by a "
+                            "negative IDCG and treat only 0 as undefined (scored 0, or left out)", ZERO_IDCG_POLICIES)
+    max_docs: int | None = _field(None, "count", "keep only the top N documents of each query after sorting "
+                                  "(trec_eval `-M`)")
+    unjudged_queries: str = _field("skip", "choice", "a run's query without any judgment is left out, scores 0 "
+                                   "(trectools, Spark) or 1 (LightGBM, XGBoost, CatBoost), or is an error",
+                                   ("skip", "zero", "one", "raise"))
+    ideal_negatives: str = _field("drop", "choice", "documents of negative gain are left out of the ideal ranking, or "
+                                  "kept at its end (torchmetrics, CatBoost)", ("drop", "keep"))
+    judged_grade: float | None = _field(None, "number", "every judged document gets this grade: \"judged means "
+                                        "relevant\" (Recommenders' binary score)")
+    unjudged_grade: float | None = _field(None, "number", "the grade of a retrieved unjudged document, never in the "
+                                          "ideal (Elasticsearch's `unknown_doc_rating`)")
+    aggregation: str = _field("mean", "choice", "how per-query values become one number (torch's median is the "
+                              "lower one)", AGGREGATIONS)
+    default_depth: int | None = _field(None, "count", "the depth of a measure named without one (XGBoost's `ndcg` is "
+                                       "`ndcg@32`; None: the whole ranking)")
+    zero_grade_sum: str = _field("score", "choice", "a run's judged query whose retrieved grades sum to 0 is scored "
+                                 "as any, scores 0 or 1, is left out (all of them 0 if that leaves none) or is an error "
+                                 "(torchmetrics' `empty_target_action`)", ("score", "zero", "one", "skip", "raise"))
+    no_hits: str = _field("score", "choice", "a run none of whose queries retrieves a judged document within the depth "
+                          "is scored as any, or every query scores 0 (Microsoft Recommenders)", ("score", "zero"))
+    ideal_grades: str = _field("as_ranked", "choice", "the ideal's judged pool reads grades as the ranked list does, or "
+                               "rounds them to the nearest whole number, halves to even (RankLib's `-qrel` file)",
+                               ("as_ranked", "rint"))
+    preset: str | None = _field(None, "name", "the preset the convention came from")
+
+    def __post_init__(self):
+        _check_fields(self)
+
+    def replace(self, **changes) -> "Convention":
+        "A copy with some choices changed (unknown names are an error)."
+        unknown = set(changes) - set(FIELDS)
+        if unknown:
+            raise UsageError(f"unknown convention field {sorted(unknown)[0]!r}; fields: {', '.join(FIELDS)}")
+        return dataclasses.replace(self, **changes)
+
+    def as_dict(self) -> dict:
+        return {name: getattr(self, name) for name in FIELDS}
+
+# %% ../nbs/23_presets.ipynb #fd01a008
+FIELDS = {f.name: f for f in dataclasses.fields(Convention)}
+CONVENTION_CHOICES = {name: f.metadata["choices"] for name, f in FIELDS.items() if f.metadata["kind"] == "choice"}
 
 # %% ../nbs/23_presets.ipynb #1d5c3451
 def _check_number(name: str, value, whole: bool = False) -> None:
@@ -43,7 +129,7 @@ def _check_number(name: str, value, whole: bool = False) -> None:
     if value is None:
         return
     if whole:
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
             raise UsageError(f"{name} must be a positive integer or None, got {value!r}")
         return
     try:
@@ -53,94 +139,62 @@ def _check_number(name: str, value, whole: bool = False) -> None:
     if not finite:
         raise UsageError(f"{name} must be a finite number or None, got {value!r}")
 
+def _check_flag(name: str, value) -> None:
+    numpy = sys.modules.get("numpy")
+    if not (isinstance(value, bool) or (numpy is not None and isinstance(value, numpy.bool_))):
+        raise UsageError(f"{name} must be True or False, got {value!r}")
+
+# %% ../nbs/23_presets.ipynb #fd01a009
 def _check_fields(convention) -> None:
-    "Raise `UsageError` for the first field of `convention` that holds a value it cannot take."
-    for name, allowed in CONVENTION_CHOICES.items():
-        if getattr(convention, name) not in allowed:
-            raise UsageError(f"convention field {name}={getattr(convention, name)!r} is not one of {', '.join(allowed)}")
-    for name in ("max_docs", "default_depth"):
-        _check_number(name, getattr(convention, name), whole=True)
-    for flag in ("integer_grades", "float32_scores"):
-        if not isinstance(getattr(convention, flag), (bool, np.bool_)):
-            raise UsageError(f"{flag} must be True or False, got {getattr(convention, flag)!r}")
-    for name in ("min_grade", "judged_grade", "unjudged_grade"):
-        _check_number(name, getattr(convention, name))
+    "Raise `UsageError` for the first field of `convention` that holds a value its kind cannot take."
+    for name, f in FIELDS.items():
+        kind, value = f.metadata["kind"], getattr(convention, name)
+        if kind == "choice" and value not in f.metadata["choices"]:
+            raise UsageError(f"convention field {name}={value!r} is not one of {', '.join(f.metadata['choices'])}")
+        if kind in ("count", "number"):
+            _check_number(name, value, whole=kind == "count")
+        if kind == "flag":
+            _check_flag(name, value)
 
-# %% ../nbs/23_presets.ipynb #c31531ba
-def _check_one_spelling(normalization, ideal, default) -> None:
-    "Refuse `normalization` and its old name `ideal` given together with different values."
-    if normalization != default and normalization != ideal:
-        raise UsageError(f"normalization={normalization!r} and ideal={ideal!r} disagree: 'ideal' is the old name of "
-                         "'normalization'; give one of them")
+# %% ../nbs/23_presets.ipynb #fd01a011
+def _shown_choices(f) -> str:
+    kind = f.metadata["kind"]
+    if kind == "choice":
+        return ", ".join(f"`{c}`" for c in f.metadata["choices"])
+    return {"policy": "policy spec", "flag": "`True`, `False`", "count": "whole number or `None`",
+            "number": "number or `None`", "name": "text or `None`"}[kind]
 
-# %% ../nbs/23_presets.ipynb #ec6e59fb
-@dataclass(frozen=True)
-class Convention:
-    "Every choice that turns a run and its qrels into NDCG values."
-    gain: str | tuple = "linear"
-    discount: str = "log2"
-    truncation: str | tuple = "cut"
-    ties: str = "docno"
-    normalization: str | tuple = "judged"
-    unjudged: str = "zero"
-    negative: str = "zero"
-    min_grade: float | None = None
-    integer_grades: bool = False
-    float32_scores: bool = False
-    missing_queries: str = "skip"
-    zero_idcg: str = "zero"
-    max_docs: int | None = None
-    unjudged_queries: str = "skip"      # a run's query without judgments: left out, or scored 0
-    ideal_negatives: str = "drop"       # documents of negative gain in the ideal ranking: left out, or kept last
-    judged_grade: float | None = None   # every judged document's grade, whatever its judgment ("judged means relevant")
-    unjudged_grade: float | None = None # the grade of a retrieved unjudged document (never in the ideal)
-    aggregation: str = "mean"           # how per-query values become one number
-    default_depth: int | None = None    # the depth of a measure named without one (None: the whole ranking)
-    zero_grade_sum: str = "score"       # a run's judged query whose retrieved grades sum to 0: scored, 0, 1, left out, error
-    no_hits: str = "score"              # a run without any judged document within the depth: scored, or every query 0
-    ideal_grades: str = "as_ranked"     # the ideal's pool reads grades as the ranked list does, or rounds them (rint)
-    preset: str | None = None
-    ideal: dataclasses.InitVar[str | None] = None    # the name of `normalization` before version 0.3
+def convention_table() -> str:
+    "The convention's fields as a markdown table: name, values, default and what each decides."
+    rows = [f"| `{name}` | {_shown_choices(f)} | `{f.default!r}` | {f.metadata['doc']} |" for name, f in FIELDS.items()]
+    return "\n".join(["| field | values | default | what it decides |", "|---|---|---|---|", *rows])
 
-    def __post_init__(self, ideal):
-        if ideal is not None:
-            _warn_renamed()
-            _check_one_spelling(self.normalization, ideal, "judged")
-            object.__setattr__(self, "normalization", ideal)
-        _check_fields(self)
+# %% ../nbs/23_presets.ipynb #fd01a015
+_NONE = ("none", "")
 
-    def replace(self, **changes) -> "Convention":
-        "A copy with some choices changed (unknown names are an error)."
-        if "ideal" in changes:
-            _warn_renamed()
-            ideal = changes.pop("ideal")
-            _check_one_spelling(changes.get("normalization", ideal), ideal, ideal)
-            changes["normalization"] = ideal
-        unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
-        if unknown:
-            raise UsageError(f"unknown convention field {sorted(unknown)[0]!r}; fields: "
-                             f"{', '.join(f.name for f in dataclasses.fields(self))}")
-        return dataclasses.replace(self, **changes)
-
-    def as_dict(self) -> dict:
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-
-# %% ../nbs/23_presets.ipynb #552155fa
-def _flag(name: str, value) -> bool:
-    "`value` as a boolean: True/False, 1/0 or the words true/false (any case); anything else is a `UsageError`."
-    words = {"true": True, "false": False, "1": True, "0": False}
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if str(value).strip().lower() in words and not isinstance(value, float):
-        return words[str(value).strip().lower()]
-    raise UsageError(f"preset parameter {name} must be true or false, got {value!r}")
+def read_field(name: str, text: str):
+    "The value of field `name` written as `text`: a flag by `parse_flag`, a count or number as one, `none` as None."
+    if name not in FIELDS:
+        raise UsageError(f"unknown convention field {name!r}; fields: {', '.join(FIELDS)}")
+    kind = FIELDS[name].metadata["kind"]
+    if kind in ("policy", "choice", "name"):
+        return text
+    if kind != "flag" and text.strip().lower() in _NONE:
+        return None
+    if kind == "flag":
+        return parse_flag(text, name)
+    try:
+        return int(text) if kind == "count" else float(text)
+    except ValueError:
+        rule = "a positive integer" if kind == "count" else "a finite number"
+        raise UsageError(f"{name} must be {rule} or None, got {text!r}") from None
 
 # %% ../nbs/23_presets.ipynb #ab61dbf5
 def trec_eval_preset(complete: bool = False, judged_only: bool = False, max_docs: int | None = None) -> Convention:
     "trec_eval 10.0 (`complete` is `-c`, `judged_only` is `-J`, `max_docs` is `-M`)."
     return Convention(gain="linear", discount="log2", ties="docno", normalization="judged", negative="zero",
-                      unjudged="drop" if _flag("judged_only", judged_only) else "zero",
-                      missing_queries="zero" if _flag("complete", complete) else "skip",
+                      unjudged="drop" if parse_flag(judged_only, "judged_only") else "zero",
+                      missing_queries="zero" if parse_flag(complete, "complete") else "skip",
                       zero_idcg="zero", max_docs=max_docs, integer_grades=True, float32_scores=True,
                       preset="trec_eval")
 
@@ -166,8 +220,8 @@ def xgboost_preset(exp_gain: bool = True) -> Convention:
     `ndcg_exp_gain=false` (`exp_gain=False`, negative grades then kept in the ideal too); `ndcg` without `@k` is
     `ndcg@32` (`src/common/ranking_utils.h`, `LambdaRankParam::TopK`); a group of 0 labels (a run query without qrels)
     scores 1."""
-    return Convention(gain="exponential" if _flag('exp_gain', exp_gain) else "linear", ties="input", normalization="retrieved",
-                      negative="keep", ideal_negatives="drop" if _flag('exp_gain', exp_gain) else "keep", zero_idcg="one",
+    return Convention(gain="exponential" if parse_flag(exp_gain, 'exp_gain') else "linear", ties="input", normalization="retrieved",
+                      negative="keep", ideal_negatives="drop" if parse_flag(exp_gain, 'exp_gain') else "keep", zero_idcg="one",
                       unjudged_queries="one", default_depth=32, preset="xgboost")
 
 # %% ../nbs/23_presets.ipynb #b3e5272d
@@ -209,7 +263,7 @@ PRESET_NOTES["xgboost"] = ("Predictions and, with exp_gain=false, labels are flo
 def ir_measures_preset(judged_only: bool = False) -> Convention:
     """ir_measures `nDCG` / `nDCG@k` (pytrec_eval provider): trec_eval's convention, and a judged query missing
     from the run scores 0 (`ir_measures/providers/base.py`); `judged_only` is the measure's `judged_only=True`."""
-    return trec_eval_preset(judged_only=_flag('judged_only', judged_only)).replace(missing_queries="zero", preset="ir_measures")
+    return trec_eval_preset(judged_only=parse_flag(judged_only, 'judged_only')).replace(missing_queries="zero", preset="ir_measures")
 
 PRESET_NOTES["ir_measures"] = "ir_measures refuses non-integer grades (pytrec_eval's TypeError); ndcg_nb truncates them as trec_eval does."
 
@@ -231,8 +285,8 @@ def trectools_preset(trec_eval: bool = True, remove_unjudged: bool = False, dept
     (`trec_eval=True`) or 2^g - 1, ties by doc id ascending (`TrecRun.read_run`), negative judgments dropped
     (`TrecQrel.read_qrel`), float grades kept, run topics without qrels count 0, judged topics missing from the run
     skipped, `depth` 1000 when none is given."""
-    return Convention(gain="linear" if _flag('trec_eval', trec_eval) else "exponential", ties="docno_ascending", normalization="judged",
-                      negative="zero", unjudged="drop" if _flag('remove_unjudged', remove_unjudged) else "zero", unjudged_queries="zero",
+    return Convention(gain="linear" if parse_flag(trec_eval, 'trec_eval') else "exponential", ties="docno_ascending", normalization="judged",
+                      negative="zero", unjudged="drop" if parse_flag(remove_unjudged, 'remove_unjudged') else "zero", unjudged_queries="zero",
                       missing_queries="skip", zero_idcg="zero", default_depth=depth, preset="trectools")
 
 PRESET_NOTES["trectools"] = ("trectools reads doc ids with pandas type inference ('09' becomes '9', then a duplicate); "
@@ -265,13 +319,13 @@ def torchmetrics_preset(aggregation: str = "mean", empty_target_action: str | No
     default), the functional scores it; `median` is torch's lower median."""
     if aggregation not in ("mean", "median", "min", "max"):
         raise UsageError(f"torchmetrics aggregation must be mean, median, min or max, got {aggregation!r}")
-    if _flag("functional", functional) and empty_target_action is not None:
+    if parse_flag(functional, "functional") and empty_target_action is not None:
         raise UsageError("torchmetrics' functional retrieval_normalized_dcg has no empty_target_action; "
                          "give functional=true or an empty_target_action, not both")
     action = "neg" if empty_target_action is None else str(empty_target_action).lower()
     if action not in _TORCH_EMPTY:
         raise UsageError(f"torchmetrics empty_target_action must be neg, pos, skip or error, got {empty_target_action!r}")
-    rule = "score" if _flag("functional", functional) else _TORCH_EMPTY[action]
+    rule = "score" if parse_flag(functional, "functional") else _TORCH_EMPTY[action]
     return Convention(gain="linear", ties="average", normalization="retrieved", negative="keep", ideal_negatives="keep",
                       unjudged_queries="zero" if rule == "score" else rule, zero_grade_sum=rule, zero_idcg="signed",
                       float32_scores=True, aggregation="lower_median" if aggregation == "median" else aggregation,
@@ -287,7 +341,7 @@ def tf_ranking_preset(mask: bool = False) -> Convention:
     a mask given (`mask=True`, or ragged inputs) it is a real negative grade; IDCG 0 scores 0 and a negative one
     divides (`divide_no_nan`), a list without judgments too."""
     return Convention(gain="exponential", ties="input", normalization="retrieved",
-                      negative="keep" if _flag('mask', mask) else "drop", ideal_negatives="keep" if _flag('mask', mask) else "drop",
+                      negative="keep" if parse_flag(mask, 'mask') else "drop", ideal_negatives="keep" if parse_flag(mask, 'mask') else "drop",
                       unjudged_queries="zero", zero_idcg="signed", float32_scores=True,
                       preset="tf_ranking")
 
@@ -317,7 +371,7 @@ def ranklib_preset(qrel_file: bool = False) -> Convention:
     or, with a `-qrel` file, from every judged document, labels rounded with `Math.rint`; a ranked list without any
     relevant document scores 0, a run query without qrels too (with `-qrel`, a ranked list the file does not judge
     takes its ideal from its own labels, `NDCGScorer.score`: all 0 here)."""
-    qrels = _flag('qrel_file', qrel_file)
+    qrels = parse_flag(qrel_file, 'qrel_file')
     return Convention(gain="int32_exponential", ties="input", normalization="grade_order" if qrels else "grade_order:of=retrieved",
                       integer_grades=True, negative="zero", ideal_negatives="keep", ideal_grades="rint" if qrels else "as_ranked",
                       unjudged_queries="zero", zero_idcg="zero", preset="ranklib")
@@ -329,7 +383,7 @@ def spark_mllib_preset(graded: bool = False) -> Convention:
     """Spark MLlib `RankingMetrics.ndcgAt` (`mllib/.../evaluation/RankingMetrics.scala`): binary gain over the relevant
     set, or (`graded`) 2^g - 1 with the ideal from all ground truth in the order given (not sorted: NDCG can exceed 1),
     divided unless it is 0; discount 1/ln(r+1); queries on either side alone score 0."""
-    graded = _flag('graded', graded)
+    graded = parse_flag(graded, 'graded')
     return Convention(gain="exponential" if graded else "positive", ties="input",
                       normalization="given_order" if graded else "judged", negative="keep" if graded else "zero",
                       ideal_negatives="keep" if graded else "drop", missing_queries="zero", unjudged_queries="zero",
@@ -377,8 +431,8 @@ PRESET_NOTES["elliot"] = ("nothing known that it cannot reproduce; Elliot does n
 def vespa_preset(graded: bool = False) -> Convention:
     """pyvespa `VespaEvaluator` (`vespa/evaluation/_base.py`): linear gain on grades in [0, 1] (`graded`) or binary
     relevant sets (grade 1 or more; a query without one is skipped), log2, ideal from all judged, k 10 when not given; judged queries missing from the run count 0."""
-    return Convention(gain="linear" if _flag('graded', graded) else "positive", ties="input", normalization="judged", missing_queries="zero",
-                      min_grade=None if _flag('graded', graded) else 1, zero_idcg="zero" if _flag('graded', graded) else "skip",
+    return Convention(gain="linear" if parse_flag(graded, 'graded') else "positive", ties="input", normalization="judged", missing_queries="zero",
+                      min_grade=None if parse_flag(graded, 'graded') else 1, zero_idcg="zero" if parse_flag(graded, 'graded') else "skip",
                       default_depth=10, preset="vespa")
 
 def elasticsearch_preset(unknown_doc_rating: float | None = None) -> Convention:
@@ -397,7 +451,6 @@ PRESET_NOTES["elasticsearch"] = ("normalize is false by default in Elasticsearch
                                  "its normalize=true; plain DCG is dcg(), not NDCG.")
 
 # %% ../nbs/23_presets.ipynb #3b409687
-@hookimpl
 def register_presets(register):
     register("trec_eval", trec_eval_preset, "trec_eval 10.0 ndcg / ndcg_cut (params complete, judged_only, max_docs)")
     register("sklearn", sklearn_preset, "scikit-learn ndcg_score, ties averaged")
