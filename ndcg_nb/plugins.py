@@ -674,6 +674,10 @@ class BoundPolicy:
             return _keep_builtins(out)
         return reject_strings(p, out) if p.kind in ("gain", "discount") else out
 
+    def __reduce__(self):
+        "Pickled by who it is (kind, name, plugin) and its parameters: bound again where it is unpickled."
+        return _bound_again, (self.policy.kind, self.policy.name, self.policy.plugin, self.params)
+
 # %% ../nbs/22_plugins.ipynb #b33b66f1
 _PLUGIN_SUFFIX = re.compile(r"\s*\[plugin ([^\]]+)\]\s*$")
 
@@ -778,3 +782,12 @@ def resolve_policy(kind: str, spec) -> BoundPolicy:
     policy = _find_policy(kind, name, plugin)
     _check_parameters(kind, name, policy, params)
     return BoundPolicy(policy, _read_flags(kind, name, policy, params))
+
+# %% ../nbs/22_plugins.ipynb #pk0a0002
+def _bound_again(kind: str, name: str, plugin: str, params: dict) -> BoundPolicy:
+    "The policy `name` of `kind` from `plugin`, bound to `params`: a pickled `BoundPolicy` read back."
+    try:
+        return BoundPolicy(_find_policy(kind, name, plugin), params)
+    except (PluginError, UnknownPolicyError) as exc:
+        raise PluginError(f"plugin {plugin!r} is missing here: the {kind} policy {name!r} comes from it. Install "
+                          "the package that provides it where ndcg_nb runs (see `ndcg-nb plugins`)") from exc

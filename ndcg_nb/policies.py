@@ -51,12 +51,17 @@ def _table_arrays(table) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"the gain table has a non-finite gain: {table!r}")
     return grades, gains
 
-def table_gain(grades: np.ndarray, table) -> np.ndarray:
-    "Look each grade up in `table` (a sequence indexed by grade, or a mapping grade -> gain)."
+def table_gain(grades: np.ndarray, table, unlisted: str = "error") -> np.ndarray:
+    """Look each grade up in `table` (a sequence indexed by grade, or a mapping grade -> gain). A grade the table
+    does not list is an error, or with `unlisted="keep"` gains its own value (trec_eval's `ndcg.GRADE=GAIN,...`)."""
+    if unlisted not in ("error", "keep"):
+        raise ValueError(f"unlisted is 'error' or 'keep', got {unlisted!r}")
     keys, values = _table_arrays(table)
     grades = np.asarray(grades, dtype=float)
     position = np.clip(np.searchsorted(keys, grades), 0, len(keys) - 1)
     missing = keys[position] != grades
+    if missing.any() and unlisted == "keep":
+        return np.where(missing, grades, values[position])
     if missing.any():
         absent = np.unique(grades[missing])
         raise ValueError(f"grade {absent[0]:g} is not in the gain table (table grades: "

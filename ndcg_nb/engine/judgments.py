@@ -5,7 +5,7 @@
 # %% ../../nbs/43_judgments.ipynb #2dd8d036
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -13,16 +13,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..metrics.batch import Batch
+from ..plugins import BoundPolicy
 from ..errors import UsageError
 from ..metrics.core import numpy_argsort_order
-from ..plugins import resolve_policy
 from ..presets import CONVENTION_CHOICES, Convention
-from .plan import apply_grade_rules
+from .plan import RANKING_FIELDS, apply_grade_rules
 from ..metrics.segments import offsets_from_lengths, tie_runs
 
 # %% auto #0
-__all__ = ['RANKING_FIELDS', 'id_codes', 'id_positions', 'judged_queries', 'JoinedRun', 'join_run', 'rank_order', 'ranked_batch',
-           'pool_order', 'judged_pool', 'policy_context', 'no_common_query_message']
+__all__ = ['POOL_FIELDS', 'id_codes', 'id_positions', 'judged_queries', 'Judgments', 'JoinedRun', 'join_run', 'rank_order',
+           'ranked_batch', 'pool_order', 'judged_pool', 'policy_context', 'no_common_query_message']
 
 # %% ../../nbs/43_judgments.ipynb #3c51ad4e
 def id_codes(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
@@ -89,6 +89,31 @@ def judged_queries(qrels: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     position[used[order]] = np.arange(len(used))
     return np.asarray(names[used[order]], dtype=object), position[codes]
 
+# %% ../../nbs/43_judgments.ipynb #jd0a0002
+@dataclass
+class Judgments:
+    "The qrels read once: the judged queries in order, each line's query and document codes, the pools read so far."
+    qrels: pd.DataFrame
+    queries: np.ndarray        # the judged query ids, sorted
+    qrels_query: np.ndarray    # each qrels line's index into `queries`
+    doc: np.ndarray            # each qrels line's document, as a code into `doc_names`
+    doc_names: pd.Index
+    pools: dict = field(default_factory=dict, repr=False)   # what the pool depends on -> the pool
+
+    @classmethod
+    def of(cls, qrels: pd.DataFrame) -> "Judgments":
+        "The judgments of `qrels` as `as_qrels` gives them."
+        queries, qrels_query = judged_queries(qrels)
+        doc, doc_names = id_codes(qrels["doc"])
+        return cls(qrels, queries, qrels_query, doc, doc_names)
+
+    def pool(self, convention: Convention) -> Batch:
+        "The ideal's pool under `convention` (see `judged_pool`), read once per distinct reading of the grades."
+        key = tuple(getattr(convention, name) for name in POOL_FIELDS)
+        if key not in self.pools:
+            self.pools[key] = judged_pool(self, convention)
+        return self.pools[key]
+
 # %% ../../nbs/43_judgments.ipynb #e89a9b7f
 @dataclass
 class JoinedRun:
@@ -110,17 +135,15 @@ def _query_index(run: pd.DataFrame, queries: np.ndarray) -> tuple[np.ndarray, np
     return query, in_run
 
 # %% ../../nbs/43_judgments.ipynb #04564bb6
-def _qrels_line(query: np.ndarray, run_doc_names: pd.Index, run_doc: np.ndarray, qrels: pd.DataFrame,
-                qrels_query: np.ndarray) -> np.ndarray:
+def _qrels_line(query: np.ndarray, run_doc_names: pd.Index, run_doc: np.ndarray, judgments: Judgments) -> np.ndarray:
     "The qrels line judging each run line's (query, document), -1 for an unjudged one."
-    judged_doc, judged_doc_names = id_codes(qrels["doc"])
-    n_docs = max(len(judged_doc_names), 1)
-    if run_doc_names is judged_doc_names:   # read together: a run document's code is already its qrels code
-        return _line_by_doc(query, run_doc, qrels_query, judged_doc, n_docs)
-    doc_in_qrels = id_positions(run_doc_names, judged_doc_names)[run_doc]
+    n_docs = max(len(judgments.doc_names), 1)
+    if run_doc_names is judgments.doc_names:   # read together: a run document's code is already its qrels code
+        return _line_by_doc(query, run_doc, judgments.qrels_query, judgments.doc, n_docs)
+    doc_in_qrels = id_positions(run_doc_names, judgments.doc_names)[run_doc]
     found = np.full(len(query), -1, dtype=np.int64)
     known = doc_in_qrels >= 0
-    found[known] = _line_by_doc(query[known], doc_in_qrels[known], qrels_query, judged_doc, n_docs)
+    found[known] = _line_by_doc(query[known], doc_in_qrels[known], judgments.qrels_query, judgments.doc, n_docs)
     return found
 
 # %% ../../nbs/43_judgments.ipynb #b7e1d2c4
@@ -137,16 +160,15 @@ def _judged_rows(values: np.ndarray, keep: np.ndarray | None) -> np.ndarray:
     "`values` of the run lines whose query is judged (`keep`; None: every line, and no copy)."
     return values if keep is None else values[keep]
 
-def join_run(run: pd.DataFrame, qrels: pd.DataFrame, queries: np.ndarray, qrels_query: np.ndarray,
-          convention: Convention) -> JoinedRun:
-    "Attach to each run line the judgment of its (query, document), by integer keys."
-    query, in_run = _query_index(run, queries)
+def join_run(run: pd.DataFrame, judgments: Judgments, convention: Convention) -> JoinedRun:
+    "Attach to each run line the judgment of its (query, document), by integer keys, read by the convention's grade rules."
+    query, in_run = _query_index(run, judgments.queries)
     keep = None if (query >= 0).all() else query >= 0
     query = _judged_rows(query, keep)
     run_doc, run_doc_names = id_codes(run["doc"])
     run_doc = _judged_rows(run_doc, keep)
-    found = _qrels_line(query, run_doc_names, run_doc, qrels, qrels_query)
-    relevance = qrels["relevance"].to_numpy(dtype=float)
+    found = _qrels_line(query, run_doc_names, run_doc, judgments)
+    relevance = judgments.qrels["relevance"].to_numpy(dtype=float)
     judged = found >= 0
     grade = np.where(judged, relevance[np.maximum(found, 0)], 0.0)
     grade, dropped = apply_grade_rules(grade, convention, judged=judged)
@@ -238,31 +260,29 @@ def ranked_batch(joined: JoinedRun, n_queries: int, convention: Convention) -> t
     return batch, groups, order
 
 # %% ../../nbs/43_judgments.ipynb #a4db1b89
+POOL_FIELDS = ("judged_grade", "ideal_grades", "integer_grades", "negative", "min_grade", "ideal_negatives")
+
 def pool_order(qrels_query: np.ndarray) -> np.ndarray:
     "The qrels lines grouped by judged query, in file order within each query."
     return np.argsort(qrels_query, kind="stable")
 
-def judged_pool(qrels: pd.DataFrame, qrels_query: np.ndarray, n_queries: int, convention: Convention) -> Batch:
+def judged_pool(judgments: Judgments, convention: Convention) -> Batch:
     "The judged grades of every query, the ideal's pool, in `pool_order` (the negative rule only for an ideal that keeps them)."
-    grades, _ = apply_grade_rules(qrels["relevance"].to_numpy(dtype=float), convention,
+    grades, _ = apply_grade_rules(judgments.qrels["relevance"].to_numpy(dtype=float), convention,
                                   negative=convention.ideal_negatives == "keep", pool=True)
-    order = pool_order(qrels_query)
-    return Batch.from_lengths(grades[order], np.bincount(qrels_query, minlength=n_queries))
+    order = pool_order(judgments.qrels_query)
+    return Batch.from_lengths(grades[order], np.bincount(judgments.qrels_query, minlength=len(judgments.queries)))
 
 # %% ../../nbs/43_judgments.ipynb #dbe51ad6
-def policy_context(convention: Convention, joined: JoinedRun, rows: np.ndarray, qrels: pd.DataFrame,
-                    qrels_query: np.ndarray) -> tuple[dict | None, dict | None]:
+def policy_context(truncation: BoundPolicy, joined: JoinedRun, rows: np.ndarray,
+                   judgments: Judgments) -> tuple[dict | None, dict | None]:
     "What is known of each ranked and each judged document, for a truncation that asks for it."
-    if not resolve_policy("truncation", convention.truncation).context:
+    if not truncation.context:
         return None, None
     doc_ids = np.asarray(joined.doc_names, dtype=object)[joined.doc[rows]]
-    judged_ids = qrels["doc"].to_numpy(dtype=object)[pool_order(qrels_query)]
+    judged_ids = judgments.qrels["doc"].to_numpy(dtype=object)[pool_order(judgments.qrels_query)]
     return ({"doc_ids": doc_ids, "judged": joined.judged[rows], "scores": joined.score[rows]},
             {"doc_ids": judged_ids})
-
-# %% ../../nbs/43_judgments.ipynb #31ab419a
-RANKING_FIELDS = ("ties", "unjudged", "negative", "min_grade", "integer_grades", "float32_scores", "max_docs",
-                  "judged_grade", "unjudged_grade")
 
 # %% ../../nbs/43_judgments.ipynb #7cd1fbad
 def no_common_query_message(run: pd.DataFrame, queries: np.ndarray) -> str:

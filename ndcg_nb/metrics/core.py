@@ -5,32 +5,30 @@
 # %% ../../nbs/30_core.ipynb #9403e1ab
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 import numpy as np
 
 from ..plugins import BoundPolicy, NDCG_NB_PLUGINS, resolve_policy
-from ..errors import PluginError
+from ..errors import InputError, NdcgWarning, PluginError, UsageError
 from ..policy_checks import check_finite_sums, check_normalized, check_output, check_truncation_source, check_values
-from ..errors import InputError, NdcgWarning, UsageError
-from ..policies import (ZERO_IDCG_POLICIES, SIGNED_ZERO_IDCG, SKIPPED_ZERO_IDCG, check_depth, cut_truncation, judged_normalization,
-                             linear_gain, retrieved_normalization)
+from ..policies import check_depth, cut_truncation, judged_normalization, linear_gain, retrieved_normalization
+from ..presets import AGGREGATIONS, SIGNED_ZERO_IDCG, SKIPPED_ZERO_IDCG, ZERO_IDCG_POLICIES
 from .batch import Batch, all_finite, as_batch
 from .segments import (by_row_blocks, code_counts, group_mean, list_ids, offsets_from_lengths, positions_in_lists, row_blocks,
                              row_runs, run_mean, segment_sum, sorted_desc, take_columns, tie_runs, top_k_and_rest,
                              top_k_partition, top_k_stable, top_k_unstable, uniform_length)
 
 # %% auto #0
-__all__ = ['TIE_RULES', 'IDEAL_NEGATIVES', 'MAX_GAIN_CODES', 'SUMMARY_ROWS', 'AGGREGATIONS', 'numpy_argsort_order', 'Scores',
-           'policy_gains', 'discount_weights', 'score_batch', 'ndcg_ratio', 'one_or_many', 'Sums', 'cg', 'dcg', 'idcg',
-           'ndcg', 'DepthScore', 'one_ranking_serves', 'score_depths', 'DatasetScore', 'summary_text', 'summary_html',
-           'aggregate', 'check_list_weights', 'ndcg_dataset']
+__all__ = ['TIE_RULES', 'IDEAL_NEGATIVES', 'MAX_GAIN_CODES', 'SUMMARY_ROWS', 'numpy_argsort_order', 'Scores', 'ListPolicies',
+           'ListsToScore', 'policy_gains', 'discount_weights', 'score_lists', 'score_batch', 'ndcg_ratio',
+           'one_or_many', 'cg', 'dcg', 'idcg', 'ndcg', 'one_ranking_serves', 'score_depths', 'DatasetScore',
+           'summary_text', 'summary_html', 'aggregate', 'check_list_weights', 'ndcg_dataset']
 
 # %% ../../nbs/30_core.ipynb #783897c2
 TIE_RULES = ("average", "input", "worst", "best", "numpy_argsort")
-IDEAL_NEGATIVES = ("drop", "keep")
 
 # %% ../../nbs/30_core.ipynb #07c62208
 def numpy_argsort_order(scores: np.ndarray, offsets: np.ndarray, k: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -49,24 +47,24 @@ def numpy_argsort_order(scores: np.ndarray, offsets: np.ndarray, k: int | None =
     return index, new_offsets
 
 # %% ../../nbs/30_core.ipynb #68b16d4b
-@dataclass
+@dataclass(frozen=True)
 class Scores:
-    "DCG and IDCG per list, with the flat per-rank arrays they were summed from."
+    "DCG, IDCG and the normalization's references of every list, and the per-rank arrays they came from where kept."
     dcg: np.ndarray
     idcg: np.ndarray
-    grades: np.ndarray           # ranked lists after truncation: grade at each rank
-    gains: np.ndarray            # ... and gain at each rank
-    offsets: np.ndarray
-    source: np.ndarray           # position in the input list of each ranked document, -1 if appended
-    ideal_grades: np.ndarray     # ideal lists after truncation, in ideal order
-    ideal_gains: np.ndarray
-    ideal_offsets: np.ndarray
-    ideal_source: np.ndarray     # position in the pool of each ideal document, -1 if appended
-    weights: np.ndarray | None   # discount weight of ranks 1..depth (None: a discount per list, see below)
-    labels: dict = field(default_factory=dict)
     low: np.ndarray | None = None     # the normalization's references: NDCG = (dcg - low) / (high - low)
     high: np.ndarray | None = None
-    list_weights: tuple | None = None  # (ranked, ideal) weight of each document, for a discount per list
+    labels: dict = field(default_factory=dict)
+    grades: np.ndarray | None = None          # ranked lists after truncation: grade at each rank (None: not kept)
+    gains: np.ndarray | None = None           # ... and gain at each rank
+    offsets: np.ndarray | None = None
+    source: np.ndarray | None = None          # position in the input list of each ranked document, -1 if appended
+    ideal_grades: np.ndarray | None = None    # ideal lists after truncation, in ideal order
+    ideal_gains: np.ndarray | None = None
+    ideal_offsets: np.ndarray | None = None
+    ideal_source: np.ndarray | None = None    # position in the pool of each ideal document, -1 if appended
+    weights: np.ndarray | None = None         # discount weight of ranks 1..depth (None: a discount per list)
+    list_weights: tuple | None = None         # (ranked, ideal) weight of each document, for a discount per list
 
     def document_weights(self) -> tuple[np.ndarray, np.ndarray]:
         "The discount weight of each ranked and each ideal document."
@@ -83,12 +81,77 @@ class Scores:
         return np.diff(self.ideal_offsets)
 
 # %% ../../nbs/30_core.ipynb #d25a4be9
-def _policies(gain, discount, truncation) -> tuple[BoundPolicy, BoundPolicy, BoundPolicy]:
-    "The three policies resolved from their names (or specs); policies already bound are used as they are."
-    bound = []
-    for kind, spec in (("gain", gain), ("discount", discount), ("truncation", truncation)):
-        bound.append(spec if isinstance(spec, BoundPolicy) else resolve_policy(kind, spec))
-    return tuple(bound)
+IDEAL_NEGATIVES = ("drop", "keep")
+
+def _check_ideal_negatives(ideal_negatives) -> None:
+    "A clear error for an `ideal_negatives` that is neither rule."
+    if ideal_negatives not in IDEAL_NEGATIVES:
+        raise UsageError(f"ideal_negatives must be 'drop' (documents of negative gain left out of the ideal ranking) "
+                         f"or 'keep' (ranked last in it), got {ideal_negatives!r}")
+
+# %% ../../nbs/30_core.ipynb #5bb84b9c
+@dataclass(frozen=True)
+class ListPolicies:
+    "The policies of a scoring, bound once, with the rules for tied scores and for harmful documents in the ideal."
+    gain: BoundPolicy
+    discount: BoundPolicy
+    truncation: BoundPolicy
+    normalization: BoundPolicy
+    ties: str = "average"
+    ideal_negatives: str = "drop"
+
+    @classmethod
+    def bind(cls, gain="linear", discount="log2", truncation="cut", normalization="judged", ties: str = "average",
+             ideal_negatives: str = "drop") -> "ListPolicies":
+        "Each policy resolved from its spec (one already bound is kept as it is), and `ideal_negatives` checked."
+        _check_ideal_negatives(ideal_negatives)
+        specs = {"gain": gain, "discount": discount, "truncation": truncation, "normalization": normalization}
+        bound = {kind: spec if isinstance(spec, BoundPolicy) else resolve_policy(kind, spec) for kind, spec in specs.items()}
+        return cls(**bound, ties=ties, ideal_negatives=ideal_negatives)
+
+    @property
+    def keep_negatives(self) -> bool:
+        return self.ideal_negatives == "keep"
+
+# %% ../../nbs/30_core.ipynb #lp0a0003
+def _labels(p: ListPolicies, k, own_pool: bool, ties_applied: bool) -> dict:
+    "What was computed, by name, for reports: the policies' labels, the depth, the pool, the ties rule if one applied."
+    labels = {"gain": p.gain.label, "discount": p.discount.label, "truncation": p.truncation.label, "k": k,
+              "ideal": "own grades" if own_pool else "given", "normalization": p.normalization.label}
+    if ties_applied:
+        labels["ties"] = p.ties
+    if p.keep_negatives:
+        labels["ideal_negatives"] = "keep"
+    return labels
+
+# %% ../../nbs/30_core.ipynb #dea0d14f
+def _pool(batch: Batch, ideal: Batch | None) -> Batch:
+    "Where the ideal of each list comes from: its own grades, or `ideal`, which must hold as many lists."
+    pool = batch if ideal is None else ideal
+    if len(pool) != len(batch):
+        raise InputError(f"ideal= holds {len(pool)} lists but the ranked input holds {len(batch)}")
+    return pool
+
+# %% ../../nbs/30_core.ipynb #lp0a0006
+@dataclass(frozen=True)
+class ListsToScore:
+    "What a scoring reads: the ranked input, the pool of each list's ideal, and what is known of their documents."
+    batch: Batch
+    pool: Batch                          # `batch` itself, or the judged documents of each list
+    own_pool: bool = True
+    tie_groups: np.ndarray | None = None
+    context: dict | None = None          # per document of `batch`: doc_ids, judged, scores
+    pool_context: dict | None = None     # per document of the pool
+
+    @classmethod
+    def of(cls, batch: Batch, ideal: Batch | None = None, tie_groups=None, context=None,
+           ideal_context=None) -> "ListsToScore":
+        "The lists of `batch` against their own grades, or against `ideal` (as many lists, every document judged)."
+        if ideal is None:
+            return cls(batch, batch, True, tie_groups, context, context)
+        pool = _pool(batch, ideal)
+        known = {"judged": np.ones(len(pool.grades), dtype=bool), **(ideal_context or {})}
+        return cls(batch, pool, False, tie_groups, context, known)
 
 # %% ../../nbs/30_core.ipynb #039e8c2a
 def _max_per_list(grades: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -353,36 +416,38 @@ def _ideal_dcg_at_length(s: Scores, dcg_of) -> np.ndarray:
     return dcg_of(s.ideal_grades[keep], counts)
 
 # %% ../../nbs/30_core.ipynb #a221f6db
-def _normalize(normalization: BoundPolicy, s: Scores, batch: Batch, pool: Batch, pool_gains, gain, discount,
-               truncation, k, ties, tie_groups, own_pool: bool, max_grades, context,
-               ideal_negatives: str = "drop") -> tuple[np.ndarray, np.ndarray]:
+def _normalize(p: ListPolicies, s: Scores, lists: ListsToScore, pool_gains, k, max_grades) -> tuple[np.ndarray, np.ndarray]:
     "Step 7: the references `low` and `high` of the normalization, computing only the context it asks for."
-    n = len(s.dcg)
+    n, pool = len(s.dcg), lists.pool
 
     def dcg_of(grades, lengths) -> np.ndarray:
         grades, lengths = np.asarray(grades, dtype=float), np.asarray(lengths, dtype=np.int64)
         if lengths.shape != (n,) or lengths.sum() != grades.size or (lengths < 0).any():
             raise ValueError(f"dcg_of takes grades and one length per list ({n}), the lengths adding up to the grades")
         offsets = offsets_from_lengths(lengths)
-        gains, = policy_gains(gain, grades, lists=[list_ids(offsets)] if gain.context else None, max_grades=max_grades)
-        if "lengths" in discount.context:
-            weights, = _list_weights(discount, [offsets], k)
+        gains, = policy_gains(p.gain, grades, lists=[list_ids(offsets)] if p.gain.context else None, max_grades=max_grades)
+        if "lengths" in p.discount.context:
+            weights, = _list_weights(p.discount, [offsets], k)
             return _discounted_sums(gains, offsets, weights, per_document=True)
-        return _discounted_sums(gains, offsets, discount_weights(discount, int(lengths.max(initial=0)), k))
+        return _discounted_sums(gains, offsets, discount_weights(p.discount, int(lengths.max(initial=0)), k))
 
     def retrieved_ideal_dcg():
-        if own_pool:
-            return s.idcg
-        return score_batch(batch, k, gain=gain, discount=discount, truncation=truncation, ties=ties,
-                           tie_groups=tie_groups, detail=False, context=context, ideal_negatives=ideal_negatives).idcg
+        own = ListsToScore(lists.batch, lists.batch, True, lists.tie_groups, lists.context, lists.context)
+        return s.idcg if lists.own_pool else _sums(own, k, p, detail=False)[0].idcg
 
     available = {"ideal_dcg": lambda: s.idcg, "retrieved_ideal_dcg": retrieved_ideal_dcg,
                  "worst_dcg": lambda: _worst_dcg(pool, pool_gains, k, dcg_of), "max_grades": lambda: max_grades,
                  "lengths": lambda: s.lengths, "k": lambda: k, "dcg_of": lambda: dcg_of,
                  "ideal_dcg_at_length": lambda: _ideal_dcg_at_length(s, dcg_of),
                  "pool_grades": lambda: (pool.grades, np.diff(pool.offsets)),
-                 "retrieved_grades": lambda: (batch.grades, np.diff(batch.offsets))}
-    result = normalization(s.dcg, context={name: available[name]() for name in normalization.context})
+                 "retrieved_grades": lambda: (lists.batch.grades, np.diff(lists.batch.offsets))}
+    result = p.normalization(s.dcg, context={name: available[name]() for name in p.normalization.context})
+    return _checked_references(p.normalization, result, s)
+
+# %% ../../nbs/30_core.ipynb #nz0a0001
+def _checked_references(normalization: BoundPolicy, result, s: Scores) -> tuple[np.ndarray, np.ndarray]:
+    "A normalization's `(low, high)`, one value per list, checked: finite, and for a plugin's, a score in [0, 1]."
+    n = len(s.dcg)
     name = f"normalization policy {normalization.policy.name!r} from plugin {normalization.policy.plugin!r}"
     try:
         low, high = result
@@ -403,14 +468,6 @@ def _list_index(gain: BoundPolicy, *offsets: np.ndarray) -> list[np.ndarray] | N
     "For a gain that asks for context, the list of each element of each flat array cut by `offsets`; else None."
     return [list_ids(o) for o in offsets] if gain.context else None
 
-# %% ../../nbs/30_core.ipynb #dea0d14f
-def _pool(batch: Batch, ideal: Batch | None) -> Batch:
-    "Where the ideal of each list comes from: its own grades, or `ideal`, which must hold as many lists."
-    pool = batch if ideal is None else ideal
-    if len(pool) != len(batch):
-        raise InputError(f"ideal= holds {len(pool)} lists but the ranked input holds {len(batch)}")
-    return pool
-
 # %% ../../nbs/30_core.ipynb #b21dbdb9
 def _input_gains(gain: BoundPolicy, batch: Batch, ideal: Batch | None, max_grades) -> tuple[np.ndarray, np.ndarray]:
     "Step 1: the gains of the ranked grades and of the pool's, in one call of the gain policy."
@@ -425,12 +482,13 @@ def _input_gains(gain: BoundPolicy, batch: Batch, ideal: Batch | None, max_grade
     return batch_gains, pool_gains
 
 # %% ../../nbs/30_core.ipynb #c8b63772
-def _ranked(batch: Batch, batch_gains, truncation: BoundPolicy, k, ties, tie_groups, detail, context):
+def _ranked(lists: ListsToScore, batch_gains, p: ListPolicies, k, detail: bool):
     "The ranked lists after truncation: grades, gains (empty where appended), source (-1 where appended), offsets."
-    index, ranked_gains, ranked_offsets = _rank(batch, batch_gains, None if truncation.context else k, ties,
-                                                tie_groups, detail)
-    ranked_context = _truncation_context(truncation, context, index, batch.scores, ideal=False)
-    grades, offsets, retained, kept_in = _truncate(truncation, batch.grades[index], ranked_offsets, k, "ranked list",
+    batch = lists.batch
+    index, ranked_gains, ranked_offsets = _rank(batch, batch_gains, None if p.truncation.context else k, p.ties,
+                                                lists.tie_groups, detail)
+    ranked_context = _truncation_context(p.truncation, lists.context, index, batch.scores, ideal=False)
+    grades, offsets, retained, kept_in = _truncate(p.truncation, batch.grades[index], ranked_offsets, k, "ranked list",
                                                    ranked_context)
     source = np.full(len(grades), -1, dtype=np.int64)
     source[retained] = (index - batch.offsets[list_ids(ranked_offsets)])[kept_in]
@@ -474,23 +532,33 @@ def _weighted_sums(discount: BoundPolicy, k, gains, offsets, ideal_gains, ideal_
     weights = discount_weights(discount, depth, k)
     return _discounted_sums(gains, offsets, weights), _discounted_sums(ideal_gains, ideal_offsets, weights), weights, None
 
-# %% ../../nbs/30_core.ipynb #fe4a3cfd
-def _check_ideal_negatives(ideal_negatives) -> bool:
-    "Whether the ideal keeps documents of negative gain; a clear error for a value that is neither rule."
-    if ideal_negatives not in IDEAL_NEGATIVES:
-        raise UsageError(f"ideal_negatives must be 'drop' (documents of negative gain left out of the ideal ranking) "
-                         f"or 'keep' (ranked last in it), got {ideal_negatives!r}")
-    return ideal_negatives == "keep"
-
-def _labels(gain, discount, truncation, normalization, k, own_pool: bool, ties: str | None) -> dict:
-    "What was computed, by name, for reports: the policies' labels, the depth, the pool, the ties rule if one applied."
-    labels = {"gain": gain.label, "discount": discount.label, "truncation": truncation.label, "k": k,
-              "ideal": "own grades" if own_pool else "given", "normalization": normalization.label}
-    if ties is not None:
-        labels["ties"] = ties
-    return labels
-
 # %% ../../nbs/30_core.ipynb #cb9f3fde
+def _sums(lists: ListsToScore, k, p: ListPolicies, detail: bool = True) -> tuple[Scores, np.ndarray, np.ndarray | None]:
+    "Steps 1-6: the scores of every list without the normalization's references, the pool's gains, each pool's best."
+    batch, pool = lists.batch, lists.pool
+    max_grades = _max_per_list(pool.grades, pool.offsets) if (p.gain.context or "max_grades" in p.normalization.context) else None
+    batch_gains, pool_gains = _input_gains(p.gain, batch, None if lists.own_pool else pool, max_grades)
+    grades, gains, source, offsets = _ranked(lists, batch_gains, p, k, detail)
+    ideal_source, ideal_grades, ideal_offsets = _ideal(pool, pool_gains, p.truncation, k, detail, lists.pool_context,
+                                                       p.keep_negatives)
+    ideal_gains = _gains_of_kept(pool_gains, ideal_source)
+    _fill_appended_gains(p.gain, max_grades, (grades, gains, source < 0, offsets),
+                         (ideal_grades, ideal_gains, ideal_source < 0, ideal_offsets))
+    ideal_source, ideal_grades, ideal_gains = _fill_ideal(pool, pool_gains, ideal_source, ideal_grades,
+                                                          ideal_gains, ideal_offsets, p.keep_negatives)
+    dcg, idcg, weights, list_weights = _weighted_sums(p.discount, k, gains, offsets, ideal_gains, ideal_offsets)
+    check_finite_sums(dcg, idcg, gains, batch.single)
+    labels = _labels(p, k, lists.own_pool, batch.scores is not None and lists.tie_groups is None)
+    return Scores(dcg, idcg, None, None, labels, grades, gains, offsets, source, ideal_grades, ideal_gains, ideal_offsets,
+                  ideal_source, weights, list_weights), pool_gains, max_grades
+
+def score_lists(lists: ListsToScore, k, p: ListPolicies, detail: bool = True) -> Scores:
+    "DCG, IDCG and the normalization's references of every list of `lists` at depth `k` under the bound policies `p`."
+    s, pool_gains, max_grades = _sums(lists, k, p, detail)
+    low, high = _normalize(p, s, lists, pool_gains, k, max_grades)
+    return dataclasses.replace(s, low=low, high=high)
+
+# %% ../../nbs/30_core.ipynb #sb0a0001
 def score_batch(batch: Batch, k: int | None = None, *, ideal: Batch | None = None, gain="linear",
                 discount="log2", truncation="cut", ties: str = "average", tie_groups: np.ndarray | None = None,
                 detail: bool = True, normalization="judged", context: dict | None = None,
@@ -502,32 +570,8 @@ def score_batch(batch: Batch, k: int | None = None, *, ideal: Batch | None = Non
     document of `batch` and of `ideal` (`doc_ids`, `judged`), for policies that ask for it. `ideal_negatives`:
     documents of negative gain are left out of the ideal ranking (`"drop"`) or ranked last in it (`"keep"`)."""
     check_depth(k)
-    keep_negatives = _check_ideal_negatives(ideal_negatives)
-    gain, discount, truncation = _policies(gain, discount, truncation)
-    normalization = normalization if isinstance(normalization, BoundPolicy) else resolve_policy("normalization", normalization)
-    pool = _pool(batch, ideal)
-    pool_known = context if ideal is None else {"judged": np.ones(len(pool.grades), dtype=bool), **(ideal_context or {})}
-    max_grades = _max_per_list(pool.grades, pool.offsets) if (gain.context or "max_grades" in normalization.context) else None
-    batch_gains, pool_gains = _input_gains(gain, batch, ideal, max_grades)
-    grades, gains, source, offsets = _ranked(batch, batch_gains, truncation, k, ties, tie_groups, detail, context)
-    ideal_source, ideal_grades, ideal_offsets = _ideal(pool, pool_gains, truncation, k, detail, pool_known,
-                                                         keep_negatives)
-    ideal_gains = _gains_of_kept(pool_gains, ideal_source)
-    _fill_appended_gains(gain, max_grades, (grades, gains, source < 0, offsets),
-                         (ideal_grades, ideal_gains, ideal_source < 0, ideal_offsets))
-    ideal_source, ideal_grades, ideal_gains = _fill_ideal(pool, pool_gains, ideal_source, ideal_grades,
-                                                          ideal_gains, ideal_offsets, keep_negatives)
-    dcg, idcg, weights, list_weights = _weighted_sums(discount, k, gains, offsets, ideal_gains, ideal_offsets)
-    check_finite_sums(dcg, idcg, gains, batch.single)
-    labels = _labels(gain, discount, truncation, normalization, k, ideal is None,
-                     ties if batch.scores is not None and tie_groups is None else None)
-    scores = Scores(dcg, idcg, grades, gains, offsets, source, ideal_grades, ideal_gains, ideal_offsets,
-                    ideal_source, weights, labels if not keep_negatives else {**labels, "ideal_negatives": "keep"},
-                    list_weights=list_weights)
-    scores.low, scores.high = _normalize(normalization, scores, batch, pool, pool_gains, gain, discount, truncation,
-                                         k, ties, tie_groups, ideal is None, max_grades, context,
-                                         ideal_negatives)
-    return scores
+    policies = ListPolicies.bind(gain, discount, truncation, normalization, ties, ideal_negatives)
+    return score_lists(ListsToScore.of(batch, ideal, tie_groups, context, ideal_context), k, policies, detail)
 
 # %% ../../nbs/30_core.ipynb #a21be611
 def ndcg_ratio(dcg: np.ndarray, idcg: np.ndarray, zero_idcg: str, names=None) -> tuple[np.ndarray, np.ndarray]:
@@ -695,86 +739,75 @@ def _equal_rows_sums(batch: Batch, gains: np.ndarray, k, ties: str, discount: Bo
 
 
 # %% ../../nbs/30_core.ipynb #6a439b3a
-class Sums(NamedTuple):
-    "What the metrics read of a scoring: DCG, IDCG, the normalization's references and the labels of the choices."
-    dcg: np.ndarray
-    idcg: np.ndarray
-    low: np.ndarray
-    high: np.ndarray
-    labels: dict
-
-def _counting_serves(gain, discount, truncation, normalization) -> bool:
+def _counting_serves(p: ListPolicies) -> bool:
     "Whether the policies are those of the equal-length path: the cut truncation, the judged normalization, no context."
-    return (truncation.policy.function is cut_truncation and not truncation.params and not truncation.context
-            and normalization.policy.function is judged_normalization and not normalization.params
-            and not gain.context and not discount.context)
-
+    return (p.truncation.policy.function is cut_truncation and not p.truncation.params and not p.truncation.context
+            and p.normalization.policy.function is judged_normalization and not p.normalization.params
+            and not p.gain.context and not p.discount.context)
 
 # %% ../../nbs/30_core.ipynb #e9df54fa
-def _equal_rows_scores(batch: Batch, k, gain, discount, truncation, normalization, ties, ideal_negatives) -> Sums | None:
-    "The sums of `score_batch` by the equal-length path, for rows of one length scored against their own grades; else None."
+def _equal_rows_scores(batch: Batch, k, p: ListPolicies) -> Scores | None:
+    "The scores of `score_batch` by the equal-length path, for rows of one length scored against their own grades; else None."
     check_depth(k)
-    if not (uniform_length(batch.offsets) and ideal_negatives == "drop" and (batch.scores is None or ties in TIE_RULES)
-            and _counting_serves(gain, discount, truncation, normalization)):
+    if not (uniform_length(batch.offsets) and p.ideal_negatives == "drop" and (batch.scores is None or p.ties in TIE_RULES)
+            and _counting_serves(p)):
         return None
-    if gain.policy.function is linear_gain and not gain.params and batch.given.dtype.kind in "iu":
+    if p.gain.policy.function is linear_gain and not p.gain.params and batch.given.dtype.kind in "iu":
         gains = batch.given                          # integer labels are their own gains: no float copy
     else:
-        gains, _ = _input_gains(gain, batch, None, None)
-    sums = _equal_rows_sums(batch, gains, k, ties, discount)
+        gains, _ = _input_gains(p.gain, batch, None, None)
+    sums = _equal_rows_sums(batch, gains, k, p.ties, p.discount)
     if sums is None:
         return None
     dcg, idcg = sums
     check_finite_sums(dcg, idcg, gains, batch.single)
-    low, high = normalization(dcg, context={"ideal_dcg": idcg})
-    labels = _labels(gain, discount, truncation, normalization, k, True, ties if batch.scores is not None else None)
-    return Sums(dcg, idcg, low, high, labels)
-
+    low, high = p.normalization(dcg, context={"ideal_dcg": idcg})
+    return Scores(dcg, idcg, low, high, _labels(p, k, True, batch.scores is not None))
 
 # %% ../../nbs/30_core.ipynb #76104680
-def _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores, ties, group_sizes,
-            normalization="judged", ideal_negatives="drop", qid=None) -> tuple[Scores | Sums, Batch]:
+def _read_lists(grades, ideal, lengths, mask, scores, group_sizes, qid=None) -> tuple[Batch, Batch | None]:
+    "The ranked input as a batch, and the pool given as `ideal=` (None: each list's own grades), of the same form."
     batch = as_batch(grades, lengths, mask, scores=scores, group_sizes=group_sizes, qid=qid)
-    pool = None
-    if ideal is not None:
-        pool = as_batch(ideal, what="ideal")
-        if pool.single != batch.single:
-            raise InputError("ideal= must have the same form as the grades: one list for one list, "
-                             "a batch of lists for a batch")
-    check_depth(k)                                   # the errors in score_batch's order
-    _check_ideal_negatives(ideal_negatives)
-    gain, discount, truncation = _policies(gain, discount, truncation)
-    normalization = normalization if isinstance(normalization, BoundPolicy) else resolve_policy("normalization", normalization)
-    sums = None if pool is not None else _equal_rows_scores(batch, k, gain, discount, truncation, normalization, ties,
-                                                            ideal_negatives)
+    if ideal is None:
+        return batch, None
+    pool = as_batch(ideal, what="ideal")
+    if pool.single != batch.single:
+        raise InputError("ideal= must have the same form as the grades: one list for one list, "
+                         "a batch of lists for a batch")
+    return batch, pool
+
+def _scores(batch: Batch, pool: Batch | None, k, p: ListPolicies) -> Scores:
+    "The scores of `batch` against its own grades or `pool`: the equal-length path where it serves, else `score_lists`."
+    sums = None if pool is not None else _equal_rows_scores(batch, k, p)
     if sums is not None:
-        return sums, batch
-    scores = score_batch(batch, k, ideal=pool, gain=gain, discount=discount, truncation=truncation, ties=ties,
-                         detail=False, normalization=normalization, ideal_negatives=ideal_negatives)
+        return sums
+    scores = score_lists(ListsToScore.of(batch, pool), k, p, detail=False)
     if pool is not None:
         _warn_if_not_ideal(scores, batch.single)
-    return scores, batch
-
+    return scores
 
 # %% ../../nbs/30_core.ipynb #7ead3bca
 def cg(grades, k: int | None = None, *, scores=None, ties: str = "average", gain="linear", truncation="cut",
        lengths=None, mask=None, group_sizes=None):
     "Cumulative gain: the sum of the gains of the first `k` documents, whatever their order."
-    s, batch = _scores(grades, k, None, gain, "none", truncation, lengths, mask, scores, ties, group_sizes)
-    return one_or_many(s.dcg, batch)
+    batch, pool = _read_lists(grades, None, lengths, mask, scores, group_sizes)
+    check_depth(k)
+    return one_or_many(_scores(batch, pool, k, ListPolicies.bind(gain, "none", truncation, ties=ties)).dcg, batch)
 
 def dcg(grades, k: int | None = None, *, scores=None, ties: str = "average", gain="linear", discount="log2",
         truncation="cut", lengths=None, mask=None, group_sizes=None):
     "Discounted cumulative gain of the ranked list(s) at depth `k`."
-    s, batch = _scores(grades, k, None, gain, discount, truncation, lengths, mask, scores, ties, group_sizes)
-    return one_or_many(s.dcg, batch)
+    batch, pool = _read_lists(grades, None, lengths, mask, scores, group_sizes)
+    check_depth(k)
+    return one_or_many(_scores(batch, pool, k, ListPolicies.bind(gain, discount, truncation, ties=ties)).dcg, batch)
 
 def idcg(grades, k: int | None = None, *, ideal=None, scores=None, ties: str = "average", gain="linear",
          discount="log2", truncation="cut", lengths=None, mask=None, group_sizes=None, ideal_negatives: str = "drop"):
     "Ideal DCG: the DCG of the best order of `ideal` (default: of the list's own grades) at depth `k`."
-    s, batch = _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores, ties, group_sizes,
-                       ideal_negatives=ideal_negatives)
-    return one_or_many(s.idcg, batch)
+    batch, pool = _read_lists(grades, ideal, lengths, mask, scores, group_sizes)
+    check_depth(k)
+    p = ListPolicies.bind(gain, discount, truncation, ties=ties, ideal_negatives=ideal_negatives)
+    return one_or_many(_scores(batch, pool, k, p).idcg, batch)
 
 # %% ../../nbs/30_core.ipynb #cd1253c0
 def _normalized(s: Scores, zero_idcg: str, names=None) -> tuple[np.ndarray, np.ndarray]:
@@ -788,29 +821,23 @@ def ndcg(grades, k: int | None = None, *, scores=None, ties: str = "average", id
     another (`'minmax'`, `'full'`, ...); lists where they leave nothing to divide by follow `zero_idcg`.
     `ideal_negatives="keep"` ranks documents of negative gain last in the ideal instead of leaving them out.
     `qid=`: one query id per row of flat `grades` and `scores`, in any order; the values come back by query id."""
-    s, batch = _scores(grades, k, ideal, gain, discount, truncation, lengths, mask, scores, ties, group_sizes,
-                       normalization, ideal_negatives, qid)
+    batch, pool = _read_lists(grades, ideal, lengths, mask, scores, group_sizes, qid)
+    check_depth(k)
+    s = _scores(batch, pool, k, ListPolicies.bind(gain, discount, truncation, normalization, ties, ideal_negatives))
     values, _ = _normalized(s, zero_idcg)
     return one_or_many(values, batch)
 
 # %% ../../nbs/30_core.ipynb #d0f6b2a4
-class DepthScore(NamedTuple):
-    "DCG, IDCG and the normalization's references of every list at one depth."
-    dcg: np.ndarray
-    idcg: np.ndarray
-    low: np.ndarray
-    high: np.ndarray
-
-def one_ranking_serves(gain, discount, truncation, normalization, own_pool: bool) -> bool:
+def one_ranking_serves(p: ListPolicies, own_pool: bool) -> bool:
     "Whether every depth can be read from one ranking: cut truncation, the usual normalization, no context."
-    usual = normalization.policy.function is judged_normalization or (
-        own_pool and normalization.policy.function is retrieved_normalization)
-    return (truncation.policy.function is cut_truncation and not truncation.params and usual
-            and not gain.context and not discount.context and not normalization.params)
+    usual = p.normalization.policy.function is judged_normalization or (
+        own_pool and p.normalization.policy.function is retrieved_normalization)
+    return (p.truncation.policy.function is cut_truncation and not p.truncation.params and usual
+            and not p.gain.context and not p.discount.context and not p.normalization.params)
 
 # %% ../../nbs/30_core.ipynb #39c46143
 def _depths_from_one_ranking(full: Scores, depths) -> dict:
-    "`{k: DepthScore}` read from the scores of the whole lists (`k=None`), for the usual normalization."
+    "`{k: Scores}` read from the sums of the whole lists (`k=None`), for the usual normalization."
     discounted = full.gains * full.weights[positions_in_lists(full.offsets)] if len(full.gains) else full.gains
     ideal_discounted = (full.ideal_gains * full.weights[positions_in_lists(full.ideal_offsets)]
                         if len(full.ideal_gains) else full.ideal_gains)
@@ -819,35 +846,28 @@ def _depths_from_one_ranking(full: Scores, depths) -> dict:
     out = {}
     for k in depths:
         if k is None:
-            out[k] = DepthScore(full.dcg, full.idcg, zeros, full.idcg)
+            out[k] = Scores(full.dcg, full.idcg, zeros, full.idcg)
             continue
         idcg = segment_sum(np.where(ideal_positions < k, ideal_discounted, 0.0), full.ideal_offsets)
-        out[k] = DepthScore(segment_sum(np.where(positions < k, discounted, 0.0), full.offsets), idcg, zeros, idcg)
+        out[k] = Scores(segment_sum(np.where(positions < k, discounted, 0.0), full.offsets), idcg, zeros, idcg)
     return out
 
+# %% ../../nbs/30_core.ipynb #sd0a0001
+def _values_only(s: Scores) -> Scores:
+    "`s` without its per-rank arrays, which a caller of many depths need not keep."
+    return Scores(s.dcg, s.idcg, s.low, s.high, s.labels)
+
 # %% ../../nbs/30_core.ipynb #d9efc5e6
-def score_depths(batch: Batch, depths, *, ideal: Batch | None = None, gain="linear", discount="log2",
-                 truncation="cut", normalization="judged", ties: str = "average",
-                 tie_groups: np.ndarray | None = None, context: dict | None = None,
-                 ideal_context: dict | None = None, ideal_negatives: str = "drop") -> dict:
-    """`{k: DepthScore}` for every depth in `depths` (`None`: the whole list). With the cut truncation and the
-    usual normalization every depth is read from one ranking; otherwise each depth is scored on its own.
-    `ideal_negatives` is `score_batch`'s: an ideal that keeps negative gains is still cut at each depth."""
+def score_depths(lists: ListsToScore, depths, p: ListPolicies) -> dict:
+    """`{k: Scores}` of `lists` under the bound policies `p` for every depth in `depths` (`None`: the whole list),
+    without the per-rank arrays. With the cut truncation and the usual normalization every depth is read from one
+    ranking; otherwise each depth is scored on its own. An ideal that keeps negative gains is still cut at each depth."""
     depths = list(depths)
     for k in depths:
         check_depth(k)
-    gain, discount, truncation = _policies(gain, discount, truncation)
-    normalization = resolve_policy("normalization", normalization) if not isinstance(normalization, BoundPolicy) else normalization
-    if not one_ranking_serves(gain, discount, truncation, normalization, ideal is None):
-        out = {}
-        for k in depths:
-            s = score_batch(batch, k, ideal=ideal, gain=gain, discount=discount, truncation=truncation, ties=ties,
-                            tie_groups=tie_groups, detail=False, normalization=normalization, context=context,
-                            ideal_context=ideal_context, ideal_negatives=ideal_negatives)
-            out[k] = DepthScore(s.dcg, s.idcg, s.low, s.high)
-        return out
-    full = score_batch(batch, None, ideal=ideal, gain=gain, discount=discount, truncation=truncation, ties=ties,
-                       tie_groups=tie_groups, detail=False, ideal_negatives=ideal_negatives)
+    if not one_ranking_serves(p, lists.own_pool):
+        return {k: _values_only(score_lists(lists, k, p, detail=False)) for k in depths}
+    full, _, _ = _sums(lists, None, p, detail=False)
     return _depths_from_one_ranking(full, depths)
 
 # %% ../../nbs/30_core.ipynb #75f1887d
@@ -900,32 +920,27 @@ DatasetScore.__repr__ = lambda self: summary_text(*_dataset_score_summary(self))
 DatasetScore._repr_html_ = lambda self: summary_html(*_dataset_score_summary(self))
 
 # %% ../../nbs/30_core.ipynb #634e89ce
-AGGREGATIONS = ("mean", "median", "lower_median", "min", "max")
-
-def aggregate(values: np.ndarray, aggregation: str = "mean", weights: np.ndarray | None = None) -> float:
-    "One number from per-list values: their (weighted) mean, median, lower median (`torch.median`'s), min or max."
+def aggregate(values, how: str = "mean", weights=None) -> float:
+    """One number from per-list (or per-query) values: their mean (weighted by `weights`, which must not sum to 0),
+    median, lower median (`torch.median`'s), min or max; NaN for no values, and for a NaN among them."""
     values = np.asarray(values, dtype=float)
-    if not len(values) or (weights is not None and not weights.sum() > 0):
-        return np.nan
-    if aggregation == "mean":
-        return float(values.mean() if weights is None else (weights * values).sum() / weights.sum())
-    if aggregation == "lower_median":
-        return np.nan if np.isnan(values).any() else float(np.sort(values)[(len(values) - 1) // 2])
-    return float({"median": np.median, "min": np.min, "max": np.max}[aggregation](values))
+    if not len(values):
+        return float("nan")
+    if weights is not None:
+        weights = np.asarray(weights, dtype=float)
+        if how != "mean":
+            raise UsageError(f"weights make a weighted mean: they go with 'mean', not {how!r}")
+        if not weights.sum() > 0:
+            raise UsageError("the weights of the values in the mean sum to 0; give some value a positive weight")
+        return float(np.dot(weights, values) / weights.sum())
+    if how == "lower_median":
+        return float("nan") if np.isnan(values).any() else float(np.sort(values)[(len(values) - 1) // 2])
+    return float({"mean": np.mean, "median": np.median, "min": np.min, "max": np.max}[how](values))
 
 # %% ../../nbs/30_core.ipynb #2914972f
-def _dataset_value(s: Scores, per_list, undefined, counted, average: str, zero_idcg: str, weights=None,
-                   aggregation: str = "mean") -> float:
-    """The (weighted) mean or other `aggregation` of the counted lists' NDCG, or the ratio of their (weighted)
-    summed DCG to their summed IDCG (both as normalized)."""
-    if not counted.any():
-        return np.nan
-    w = None if weights is None else weights[counted]
-    if average == "mean":
-        return aggregate(per_list[counted], aggregation, w)
-    if zero_idcg == "nan" and undefined.any():
-        return np.nan
-    w = np.ones(int(counted.sum())) if w is None else w
+def _ratio(s: Scores, counted: np.ndarray, weights: np.ndarray | None) -> float:
+    "The (weighted) summed DCG of the counted lists over their summed IDCG (both as normalized); NaN if that is not > 0."
+    w = np.ones(int(counted.sum())) if weights is None else weights[counted]
     total = (w * (s.high - s.low)[counted]).sum()
     return float((w * (s.dcg - s.low)[counted]).sum() / total) if total > 0 else np.nan
 
@@ -962,12 +977,18 @@ def ndcg_dataset(lists, k: int | None = None, *, average: str = "mean", scores=N
     """NDCG of a dataset: `average='mean'` of per-list NDCG (weighted by `weights`, one per list, or reduced by
     another `aggregation`), or `'ratio'` of summed DCG to summed IDCG."""
     _check_dataset_choices(average, aggregation, weights)
-    s, batch = _scores(lists, k, ideal, gain, discount, truncation, lengths, mask, scores, ties, group_sizes,
-                       normalization, ideal_negatives)
+    batch, pool = _read_lists(lists, ideal, lengths, mask, scores, group_sizes)
+    check_depth(k)
+    s = _scores(batch, pool, k, ListPolicies.bind(gain, discount, truncation, normalization, ties, ideal_negatives))
     weights = None if weights is None else check_list_weights(weights, len(batch))
     per_list, undefined = _normalized(s, zero_idcg)
     counted = ~undefined if zero_idcg in SKIPPED_ZERO_IDCG else np.ones(len(batch), dtype=bool)
-    value = _dataset_value(s, per_list, undefined, counted, average, zero_idcg, weights, aggregation)
+    if not counted.any() or (average == "ratio" and zero_idcg == "nan" and undefined.any()):
+        value = np.nan
+    elif average == "mean":
+        value = aggregate(per_list[counted], aggregation, None if weights is None else weights[counted])
+    else:
+        value = _ratio(s, counted, weights)
     policies = {**s.labels, "average": average, "zero_idcg": zero_idcg}
     policies.update({"aggregation": aggregation} if aggregation != "mean" else {})
     policies.update({"weighted": True} if weights is not None else {})
