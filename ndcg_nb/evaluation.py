@@ -5,21 +5,21 @@
 # %% ../nbs/70_evaluation.ipynb #522d94c6
 from __future__ import annotations
 
-from dataclasses import dataclass
-from html import escape
 from pathlib import Path
 
 from .analysis.comparison import evaluate_runs, is_run_collection
 from .errors import UsageError
-from .engine.measures import TREC_CUTOFFS, Measure, ir_measures_hint, parse_measure, parse_measures
+from .engine.evaluator import Evaluator
+from .engine.judgments import Judgments
+from .engine.measures import TREC_CUTOFFS, Measure, parse_measure, parse_measures   # importable from here as in 0.4
+from .engine.plan import Plan, resolve_convention
+from .engine.runs import as_qrels, as_qrels_and_run, as_run, is_records
+from .engine.scoring import Evaluation
 from .presets import Convention
-from .engine.plan import resolve_convention
-from .engine.runs import as_qrels, as_run, is_records
-from .engine.scoring import Evaluation, score_run
 from .analysis.value_bounds import bounds as tie_and_unjudged_bounds
 
 # %% auto #0
-__all__ = ['measure_notes', 'evaluate']
+__all__ = ['evaluate']
 
 # %% ../nbs/70_evaluation.ipynb #35fba746
 def _engine_of(qrels, run) -> str | None:
@@ -46,54 +46,39 @@ def _read_named(qrels, run, qrels_duplicates: str, query, doc, relevance, score)
         return qrels, ({k: one(v) for k, v in run.items()} if isinstance(run, dict) else [one(v) for v in run])
     return qrels, one(run)
 
-# %% ../nbs/70_evaluation.ipynb #b07acddb
-def measure_notes(evaluation: Evaluation, measures) -> list[str]:
-    "The notes for the measures (as the user wrote them) of `evaluation` whose name means something else elsewhere."
-    named = [measures] if isinstance(measures, str) else list(measures) if isinstance(measures, (list, tuple)) else []
-    aggregate, notes = evaluation.aggregate, []
-    for measure in named:
-        if not isinstance(measure, str) or "n_missing_skipped" not in aggregate:
-            continue
-        rows = aggregate[aggregate.measure == parse_measure(measure)[0].name]
-        note = ir_measures_hint(measure, int(rows["n_missing_skipped"].iloc[0]) if len(rows) else 0)
-        if note is not None:
-            notes.append(note)
-    return notes
+# %% ../nbs/70_evaluation.ipynb #ev1a0002
+def _evaluated_once(qrels, run, measures, preset, overrides: dict, *, query_weights=None, qrels_duplicates="error",
+                    progress=None, no_common_query="error") -> Evaluation:
+    "`Evaluator(qrels, measures, preset=preset, **overrides).evaluate(run)`, the plan made before anything is read."
+    plan = Plan.make(measures, preset, **overrides)
+    if no_common_query not in ("error", "score"):
+        raise UsageError(f"no_common_query must be 'error' or 'score', not {no_common_query!r}")
+    qrels, run = as_qrels_and_run(qrels, run, duplicates=qrels_duplicates)
+    evaluator = Evaluator.of(plan, Judgments.of(qrels), query_weights=query_weights, measures=measures)
+    return evaluator.evaluate(run, progress=progress, no_common_query=no_common_query)
 
-# %% ../nbs/70_evaluation.ipynb #99d79233
-@dataclass(repr=False, eq=False)
-class _NotedEvaluation(Evaluation):
-    "An `Evaluation` with notes for its reader, printed after its summary."
-    notes: tuple = ()
-
-    def __repr__(self) -> str:
-        return Evaluation.__repr__(self) + "".join(f"\n  note: {note}" for note in self.notes)
-
-    def _repr_html_(self) -> str:
-        html = Evaluation._repr_html_(self)              # one <div>: title, lines, table
-        notes = "".join(f'<div class="ndcg-nb-note">note: {escape(note)}</div>' for note in self.notes)
-        return html[:-len("</div>")] + notes + "</div>"
-
-def _with_notes(result, measures):
-    "`result` with `measure_notes` attached when it is one run's `Evaluation` that has any."
-    notes = measure_notes(result, measures) if isinstance(result, Evaluation) else []
-    if not notes:
-        return result
-    fields = {name: getattr(result, name) for name in Evaluation.__dataclass_fields__}
-    return _NotedEvaluation(**fields, notes=tuple(notes))
+# %% ../nbs/70_evaluation.ipynb #ev1a0003
+def _on_engine(engine: str, qrels, run, measures, *, bounds: bool, **options) -> Evaluation:
+    "A Dask or Spark frame evaluated where it lives, one run at a time, without bounds."
+    if bounds or is_run_collection(run):
+        raise UsageError(f"{engine} DataFrames are evaluated one run at a time, without bounds")
+    from ndcg_nb.integrations import distributed        # imported only for Dask or Spark frames
+    on_engine = distributed.evaluate if engine == "Dask" else distributed.evaluate_spark
+    return on_engine(qrels, run, measures, **options)
 
 # %% ../nbs/70_evaluation.ipynb #e76a4957
 def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", progress=None, qrels_duplicates: str = "error",
              bounds: bool = False, no_common_query: str = "error", query_weights=None, query: str | None = None,
              doc: str | None = None, relevance: str | None = None, score: str | None = None, **overrides):
     """NDCG of `run` against `qrels` for each measure, under `preset` with `overrides` (any `Convention` field):
-    an `Evaluation`. Several runs (a list, or a dict of name -> run) give a `compare.RunsEvaluation`; `bounds=True`
-    gives a `value_bounds.Bounds`: how far tie orders and unjudged documents could move each value. Dask and Spark
-    DataFrames are evaluated where they live (`ndcg_nb.integrations.distributed`). A run that shares no query with the qrels is
-    an error, unless `no_common_query='score'`: then every judged query is missing from the run (what one shard of
-    a larger run can be). `query_weights` (a dict or pandas Series, query id -> weight) make the aggregate a
-weighted mean, for one run in memory. `query`, `doc`, `relevance` and `score` name the columns of frames that
-use other names (PyTerrier's and ir_measures' are recognised without them)."""
+    an `Evaluation`, as `Evaluator(qrels, measures, ...).evaluate(run)` gives it. Several runs (a list, or a dict of
+    name -> run) give a `RunsEvaluation`; `bounds=True` gives a `Bounds`, the evaluation with how far tie orders and
+    unjudged documents could move each value. Dask and Spark DataFrames are evaluated where they live
+    (`ndcg_nb.integrations.distributed`). A run that shares no query with the qrels is an error, unless
+    `no_common_query='score'`: then every judged query is missing from the run (what one shard of a larger run can
+    be). `query_weights` (a dict or pandas Series, query id -> weight) make the aggregate a weighted mean, for one
+    run in memory. `query`, `doc`, `relevance` and `score` name the columns of frames that use other names
+    (PyTerrier's and ir_measures' are recognised without them)."""
     engine = _engine_of(qrels, run)
     if engine is not None and not (query is None and doc is None and relevance is None and score is None):
         raise UsageError(f"{engine} DataFrames are read by their column names query, doc, relevance and score: rename "
@@ -103,23 +88,15 @@ use other names (PyTerrier's and ir_measures' are recognised without them)."""
     if query_weights is not None and (engine is not None or bounds or is_run_collection(run)):
         raise UsageError("query_weights are taken for one run in memory, without bounds; evaluate each run on its own")
     if engine is not None:
-        if bounds or is_run_collection(run):
-            raise UsageError(f"{engine} DataFrames are evaluated one run at a time, without bounds")
-        from ndcg_nb.integrations import distributed        # imported only for Dask or Spark frames
-        on_engine = distributed.evaluate if engine == "Dask" else distributed.evaluate_spark
-        return _with_notes(on_engine(qrels, run, measures, preset=preset, qrels_duplicates=qrels_duplicates,
-                                     **overrides), measures)
+        return _on_engine(engine, qrels, run, measures, preset=preset, qrels_duplicates=qrels_duplicates,
+                          bounds=bounds, **overrides)
     if is_run_collection(run):
         if bounds:
             raise UsageError("bounds=True takes one run; call evaluate(..., bounds=True) once per run")
         return evaluate_runs(qrels, run, measures, preset=preset, qrels_duplicates=qrels_duplicates,
                              progress=progress, **overrides)
     if bounds:
-        averaged = [m.name for m in parse_measures(measures) if m.kind != "ndcg"]
-        if averaged:
-            raise UsageError(f"bounds=True takes NDCGs at one depth; {averaged[0]} averages several depths")
         return tie_and_unjudged_bounds(qrels, run, measures, preset=preset, qrels_duplicates=qrels_duplicates,
                                        **overrides)
-    return _with_notes(score_run(qrels, run, measures, preset=preset, progress=progress,
-                                 qrels_duplicates=qrels_duplicates, no_common_query=no_common_query,
-                                 query_weights=query_weights, **overrides), measures)
+    return _evaluated_once(qrels, run, measures, preset, overrides, query_weights=query_weights,
+                           qrels_duplicates=qrels_duplicates, progress=progress, no_common_query=no_common_query)

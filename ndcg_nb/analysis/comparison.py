@@ -16,16 +16,16 @@ import pandas as pd
 
 from ..errors import NdcgWarning, UsageError
 from ..engine.measures import parse_measure
-from ..engine.plan import resolve_convention
 from ..presets import Convention
-from ..engine.runs import as_qrels, as_run, is_records
+from ..engine.runs import as_run, is_records
 from ..metrics.core import summary_html, summary_text
-from ..engine.scoring import convention_line, score_run
+from ..engine.evaluator import Evaluator
+from ..engine.scoring import convention_line
 from .significance import CORRECTIONS, bootstrap_test, effect_size, paired_t_test, randomization_test
 
 # %% auto #0
-__all__ = ['SAMPLE_RUN_B', 'TESTS', 'COMPARISON_COLUMNS', 'is_run_collection', 'RunsEvaluation', 'evaluate_runs', 'compare',
-           'plot_differences']
+__all__ = ['SAMPLE_RUN_B', 'TESTS', 'COMPARISON_COLUMNS', 'is_run_collection', 'RunsEvaluation', 'evaluate_runs', 'TestPlan',
+           'compare', 'plot_differences']
 
 # %% ../../nbs/53_comparison.ipynb #7f1c2e90
 SAMPLE_RUN_B = Path(str(importlib.resources.files("ndcg_nb") / "data" / "sample_b.run"))
@@ -107,7 +107,7 @@ class RunsEvaluation:
 
     def compare(self, baseline: str | None = None, **options) -> pd.DataFrame:
         "Paired tests of every other run against `baseline` (default: the first run); options as for `compare`."
-        return _compare(self, baseline, **options)
+        return _compare(self, baseline, TestPlan(**options))
 
     def plot_differences(self, run: str, measure: str, baseline: str | None = None, ax=None):
         "The per-query difference plot of `run` against `baseline`; see `plot_differences`."
@@ -116,14 +116,18 @@ class RunsEvaluation:
 # %% ../../nbs/53_comparison.ipynb #4715295f
 def evaluate_runs(qrels, runs, measures=("ndcg",), *, preset="trec_eval", qrels_duplicates: str = "error",
                   progress=False, **overrides) -> RunsEvaluation:
-    "Evaluate several runs (a dict of name -> run, or a list of runs) against `qrels` under one convention."
+    """Evaluate several runs (a dict of name -> run, or a list of runs) against `qrels` under one convention;
+    `qrels` may be an `Evaluator`, whose measures and convention then hold."""
     named = _named_runs(runs)
-    qrels = as_qrels(qrels, duplicates=qrels_duplicates)
-    convention = resolve_convention(preset, **overrides)
-    evaluations = {run: score_run(qrels, frame, measures, preset=convention, progress=progress)
-                   for run, frame in named.items()}
-    first = next(iter(evaluations.values()))
-    return RunsEvaluation(evaluations, list(first.aggregate["measure"]), convention)
+    if isinstance(qrels, Evaluator):
+        if overrides or preset != "trec_eval" or measures != ("ndcg",):
+            raise UsageError("an Evaluator holds its measures and convention: give qrels, or no measures, preset "
+                             "or convention fields")
+        evaluator = qrels
+    else:
+        evaluator = Evaluator(qrels, measures, preset=preset, qrels_duplicates=qrels_duplicates, **overrides)
+    evaluations = {run: evaluator.evaluate(frame, progress=progress) for run, frame in named.items()}
+    return RunsEvaluation(evaluations, [m.name for m in evaluator.plan.measures], evaluator.plan.convention.convention)
 
 # %% ../../nbs/53_comparison.ipynb #d6dd0dc1
 def _runs_summary(r: RunsEvaluation) -> tuple:
@@ -156,36 +160,55 @@ def _paired(evaluated: RunsEvaluation, run: str, baseline: str, measure: str) ->
     return both
 
 # %% ../../nbs/53_comparison.ipynb #2bb9dc18
-def _checked_options(evaluated, baseline, tests, correction, family, alpha, confidence):
+@dataclass(frozen=True)
+class TestPlan:
+    "The paired tests to run and how: the options of `compare`, checked."
+    tests: tuple = TESTS
+    permutations: int = 10_000
+    resamples: int = 10_000
+    seed: int | None = 0
+    exact: str | bool = "auto"
+    correction: str | None = "holm"
+    family: str = "measure"
+    alpha: float = 0.05
+    confidence: float = 0.95
+    bootstrap_method: str = "bca"
+    bootstrap_p_value: str = "studentized"
+
+    def __post_init__(self):
+        tests = (self.tests,) if isinstance(self.tests, str) else tuple(self.tests)
+        object.__setattr__(self, "tests", tests)
+        unknown = [t for t in tests if t not in TESTS]
+        if unknown or not tests:
+            raise UsageError(f"unknown test {unknown[0] if unknown else None!r}; choose from {', '.join(TESTS)}")
+        if self.correction not in CORRECTIONS:
+            raise UsageError(f"correction must be 'holm', 'bonferroni' or None, got {self.correction!r}")
+        if self.family not in ("measure", "test"):
+            raise UsageError(f"family must be 'measure' or 'test', got {self.family!r}")
+        if not (0 < self.confidence < 1 and 0 < self.alpha < 1):
+            raise UsageError(f"confidence and alpha must lie strictly between 0 and 1, got {self.confidence} and {self.alpha}")
+
+# %% ../../nbs/53_comparison.ipynb #tp0a0001
+def _baseline(evaluated, baseline) -> str:
+    "The baseline run's name: the first run's when none is given."
     baseline = evaluated.runs[0] if baseline is None else str(baseline)
     if baseline not in evaluated.evaluations:
         raise UsageError(f"baseline {baseline!r} is not one of the runs: {', '.join(evaluated.runs)}")
-    tests = (tests,) if isinstance(tests, str) else tuple(tests)
-    unknown = [t for t in tests if t not in TESTS]
-    if unknown or not tests:
-        raise UsageError(f"unknown test {unknown[0] if unknown else None!r}; choose from {', '.join(TESTS)}")
-    if correction not in CORRECTIONS:
-        raise UsageError(f"correction must be 'holm', 'bonferroni' or None, got {correction!r}")
-    if family not in ("measure", "test"):
-        raise UsageError(f"family must be 'measure' or 'test', got {family!r}")
-    if not (0 < confidence < 1 and 0 < alpha < 1):
-        raise UsageError(f"confidence and alpha must lie strictly between 0 and 1, got {confidence} and {alpha}")
-    return baseline, tests
+    return baseline
 
 # %% ../../nbs/53_comparison.ipynb #e4ffabd9
-def _one_test(test: str, d: np.ndarray, *, confidence: float, permutations: int, resamples: int, seed, exact,
-              bootstrap_method: str, bootstrap_p_value: str = "studentized") -> tuple[dict, str]:
+def _one_test(test: str, d: np.ndarray, how: TestPlan) -> tuple[dict, str]:
     "The result of one paired test on the differences `d`, and its detail."
     if test == "t":
-        result = paired_t_test(d, confidence)
+        result = paired_t_test(d, how.confidence)
         return result, f"df={result['df']}"
     if test == "randomization":
-        result = {**randomization_test(d, permutations, seed, exact), "ci_low": math.nan, "ci_high": math.nan}
+        result = {**randomization_test(d, how.permutations, how.seed, how.exact), "ci_low": math.nan, "ci_high": math.nan}
         return result, (f"exact: all {result['permutations']} sign assignments" if result["exact"]
-                        else f"{result['permutations']} random sign assignments, seed={seed}")
-    result = bootstrap_test(d, resamples, seed, confidence, bootstrap_method, bootstrap_p_value)
-    p_note = ", p-value inverts the interval" if bootstrap_p_value == "interval" else ""
-    return result, f"{resamples} resamples, seed={seed}, {bootstrap_method} interval{p_note}"
+                        else f"{result['permutations']} random sign assignments, seed={how.seed}")
+    result = bootstrap_test(d, how.resamples, how.seed, how.confidence, how.bootstrap_method, how.bootstrap_p_value)
+    p_note = ", p-value inverts the interval" if how.bootstrap_p_value == "interval" else ""
+    return result, f"{how.resamples} resamples, seed={how.seed}, {how.bootstrap_method} interval{p_note}"
 
 # %% ../../nbs/53_comparison.ipynb #b9255b57
 def _pair_row(evaluated: RunsEvaluation, run: str, baseline: str, measure: str) -> tuple[dict, np.ndarray]:
@@ -207,26 +230,22 @@ def _corrected(frame: pd.DataFrame, correction: str | None, family: str, alpha: 
     return frame
 
 # %% ../../nbs/53_comparison.ipynb #61bf3b9b
-def _compare(evaluated: RunsEvaluation, baseline: str | None = None, *, tests=TESTS, permutations: int = 10_000,
-             resamples: int = 10_000, seed: int | None = 0, exact="auto", correction: str | None = "holm",
-             family: str = "measure", alpha: float = 0.05, confidence: float = 0.95,
-             bootstrap_method: str = "bca", bootstrap_p_value: str = "studentized") -> pd.DataFrame:
-    baseline, tests = _checked_options(evaluated, baseline, tests, correction, family, alpha, confidence)
-    settings = dict(confidence=confidence, permutations=permutations, resamples=resamples, seed=seed, exact=exact,
-                    bootstrap_method=bootstrap_method, bootstrap_p_value=bootstrap_p_value)
+def _compare(evaluated: RunsEvaluation, baseline: str | None, how: TestPlan) -> pd.DataFrame:
+    "The rows of `compare`: each run against the baseline, on each measure, by each test of `how`."
+    baseline = _baseline(evaluated, baseline)
     rows = []
     for measure in evaluated.measures:
         for run in [r for r in evaluated.runs if r != baseline]:
             common, d = _pair_row(evaluated, run, baseline, measure)
-            for test in tests:
-                result, detail = _one_test(test, d, **settings)
+            for test in how.tests:
+                result, detail = _one_test(test, d, how)
                 rows.append({**common, "test": test, **{k: result[k] for k in ("statistic", "p_value", "ci_low",
                                                                                  "ci_high")}, "detail": detail})
     frame = pd.DataFrame(rows, columns=[c for c in COMPARISON_COLUMNS
                                         if c not in ("p_corrected", "significant", "correction")])
-    frame = _corrected(frame, correction, family, alpha)
-    frame.attrs.update(alpha=alpha, confidence=confidence, correction=correction or "none", family=family,
-                       baseline=baseline)
+    frame = _corrected(frame, how.correction, how.family, how.alpha)
+    frame.attrs.update(alpha=how.alpha, confidence=how.confidence, correction=how.correction or "none",
+                       family=how.family, baseline=baseline)
     return frame[COMPARISON_COLUMNS]
 
 # %% ../../nbs/53_comparison.ipynb #61692d56
@@ -235,10 +254,9 @@ def compare(qrels, runs, measures=("ndcg",), *, baseline: str | None = None, tes
             family: str = "measure", alpha: float = 0.05, confidence: float = 0.95, bootstrap_method: str = "bca",
             bootstrap_p_value: str = "studentized", preset="trec_eval", **overrides) -> pd.DataFrame:
     "Paired tests of each run against `baseline` (default: the first) on each measure: one row per run, measure, test."
-    evaluated = evaluate_runs(qrels, runs, measures, preset=preset, **overrides)
-    return evaluated.compare(baseline, tests=tests, permutations=permutations, resamples=resamples, seed=seed,
-                             exact=exact, correction=correction, family=family, alpha=alpha, confidence=confidence,
-                             bootstrap_method=bootstrap_method, bootstrap_p_value=bootstrap_p_value)
+    how = TestPlan(tests, permutations, resamples, seed, exact, correction, family, alpha, confidence, bootstrap_method,
+                   bootstrap_p_value)
+    return _compare(evaluate_runs(qrels, runs, measures, preset=preset, **overrides), baseline, how)
 
 # %% ../../nbs/53_comparison.ipynb #574c9a3d
 def plot_differences(evaluated: RunsEvaluation, run: str, measure: str, baseline: str | None = None, ax=None,

@@ -14,9 +14,11 @@ import pandas as pd
 from ..errors import UsageError
 from ..engine.measures import parse_measure
 from ..presets import Convention
-from ..engine.plan import resolve_convention
+from ..engine.evaluator import Evaluator
+from ..engine.judgments import Judgments
+from ..engine.plan import Plan
 from ..engine.runs import as_qrels, as_run
-from ..engine.scoring import Evaluation, score_run
+from ..engine.scoring import Evaluation
 
 # %% auto #0
 __all__ = ['PresetDifference', 'explain_presets']
@@ -67,12 +69,13 @@ def _causes(effects: dict, difference: pd.Series, status: pd.Series, tolerance: 
     return np.where(count > 0, biggest.astype(str) + more, np.where(apart, "interaction", "")).astype(object)
 
 # %% ../../nbs/55_preset_differences.ipynb #b48a274e
-def _switched(qrels, run, measure: str, name: str, a: Convention, b: Convention, value_a: pd.Series,
+def _switched(judgments: Judgments, run: pd.DataFrame, plan_a: Plan, b: Convention, value_a: pd.Series,
               mean_a: float) -> tuple[dict, list[dict]]:
     "Per differing field, each query's change and change of counted status from `a`, and a row of its mean effect."
+    a, name = plan_a.convention.convention, plan_a.measures[0].name
     effects, field_rows = {}, []
     for field_name in _differing_fields(a, b):
-        switched = score_run(qrels, run, measure, preset=a.replace(**{field_name: getattr(b, field_name)}))
+        switched = Evaluator.of(plan_a.changed(**{field_name: getattr(b, field_name)}), judgments).evaluate(run)
         values = _counted_values(switched, name).reindex(value_a.index)
         effects[field_name] = (values - value_a, values.isna() != value_a.isna())
         field_rows.append({"field": field_name, "a": _shown(getattr(a, field_name)), "b": _shown(getattr(b, field_name)),
@@ -91,18 +94,17 @@ def _most_different(queries: pd.DataFrame, status: pd.Series, tolerance: float, 
 def explain_presets(qrels, run, preset_a="trec_eval", preset_b="sklearn", measure: str = "ndcg_cut_10", *,
                     top: int | None = 10, tolerance: float = 1e-12) -> PresetDifference:
     "The `top` queries on which two presets differ most on `measure`, each with the convention field that makes it."
-    a, b = resolve_convention(preset_a), resolve_convention(preset_b)
-    found = parse_measure(measure)
-    if len(found) != 1:
-        raise UsageError(f"explain_presets takes one measure; {measure!r} names {len(found)}")
-    name = found[0].name
-    qrels, run = as_qrels(qrels), as_run(run)
-    result_a, result_b = score_run(qrels, run, measure, preset=a), score_run(qrels, run, measure, preset=b)
+    plan_a, plan_b = Plan.make(measure, preset_a), Plan.make(measure, preset_b)
+    if len(plan_a.measures) != 1:
+        raise UsageError(f"explain_presets takes one measure; {measure!r} names {len(plan_a.measures)}")
+    name, a, b = plan_a.measures[0].name, plan_a.convention.convention, plan_b.convention.convention
+    judgments, run = Judgments.of(as_qrels(qrels)), as_run(run)
+    result_a, result_b = Evaluator.of(plan_a, judgments).evaluate(run), Evaluator.of(plan_b, judgments).evaluate(run)
     queries = pd.DataFrame({"value_a": _counted_values(result_a, name), "value_b": _counted_values(result_b, name)})
     queries = queries.rename_axis("query")
     status = queries["value_a"].isna() != queries["value_b"].isna()
     queries["difference"] = queries["value_b"].fillna(0.0) - queries["value_a"].fillna(0.0)
-    effects, field_rows = _switched(qrels, run, measure, name, a, b, queries["value_a"], result_a.value(name))
+    effects, field_rows = _switched(judgments, run, plan_a, b, queries["value_a"], result_a.value(name))
     queries["cause"] = _causes(effects, queries["difference"], status, tolerance)
     queries["counted"] = np.where(status, np.where(queries["value_a"].isna(), "b only", "a only"), "both")
     for field_name, (effect, _) in effects.items():

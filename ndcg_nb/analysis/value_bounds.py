@@ -5,45 +5,38 @@
 # %% ../../nbs/54_value_bounds.ipynb #6fe318d0
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
-
 import numpy as np
 import pandas as pd
 
 from ..errors import UsageError
-from ..engine.judgments import join_run, judged_queries, rank_order
-from ..engine.measures import parse_measures
-from ..plugins import resolve_policy
-from ..presets import Convention
-from ..engine.plan import resolve_convention
+from ..engine.evaluator import Evaluator
+from ..engine.judgments import Judgments, join_run, rank_order
+from ..engine.plan import Plan, PlannedMeasure
 from ..engine.runs import as_qrels, as_run
+from ..engine.scoring import Evaluation, convention_line
 from ..metrics.core import summary_html, summary_text
-from ..engine.scoring import convention_line, score_run
+from ..plugins import BoundPolicy
+from ..presets import Convention
 
 # %% auto #0
 __all__ = ['BOUND_COLUMNS', 'tie_order', 'Bounds', 'bounds']
 
 # %% ../../nbs/54_value_bounds.ipynb #0f26a042
-def _lines(qrels: pd.DataFrame, run: pd.DataFrame, convention: Convention) -> pd.DataFrame:
+def _lines(judgments: Judgments, run: pd.DataFrame, convention: Convention) -> pd.DataFrame:
     """The run's lines for judged queries, with grade, judged flag and rank as the convention gives them: the
-    join and the ranking of `evaluation.evaluate` itself, so the bounds follow every grade rule it applies."""
-    queries, qrels_query = judged_queries(qrels)
-    joined = join_run(run, qrels, queries, qrels_query, convention)
+    join and the ranking of the engine itself, so the bounds follow every grade rule it applies."""
+    joined = join_run(run, judgments, convention)
     order = rank_order(joined, convention.ties)
-    lines = pd.DataFrame({"query": np.asarray(queries, dtype=object)[joined.query[order]].astype(str),
+    lines = pd.DataFrame({"query": np.asarray(judgments.queries, dtype=object)[joined.query[order]].astype(str),
                           "doc": np.asarray(joined.doc_names, dtype=object)[joined.doc[order]].astype(str),
                           "score": joined.score[order], "grade": joined.grade[order], "judged": joined.judged[order]})
     lines["rank"] = lines.groupby("query", sort=False).cumcount() + 1
     return lines
 
 # %% ../../nbs/54_value_bounds.ipynb #32e065ad
-def _gains(grades: np.ndarray, convention: Convention, table: tuple = ()) -> np.ndarray:
-    "The gain of each grade under the convention, or under a measure's own `ndcg.GRADE=GAIN` table."
-    if table:
-        mapping = dict(table)
-        return np.array([mapping.get(float(g), float(g)) for g in grades])
-    return np.asarray(resolve_policy("gain", convention.gain)(grades), dtype=float)
+def _gains(grades: np.ndarray, gain: BoundPolicy) -> np.ndarray:
+    "The gain of each grade under a bound gain policy."
+    return np.asarray(gain(np.asarray(grades, dtype=float)), dtype=float)
 
 # %% ../../nbs/54_value_bounds.ipynb #efad091d
 def tie_order(lines: pd.DataFrame, gains, worst: bool) -> pd.DataFrame:
@@ -72,26 +65,28 @@ def _judged_fraction(lines: pd.DataFrame, k: int | None) -> pd.Series:
     return top.groupby("query", sort=False)["judged"].mean()
 
 # %% ../../nbs/54_value_bounds.ipynb #e6807f6b
-def _tie_scenarios(qrels: pd.DataFrame, lines: pd.DataFrame, wanted: list, convention: Convention) -> dict:
-    "The evaluations of the worst and the best tie orders, one per gain table among the `wanted` measures."
-    as_given = convention.replace(ties="input")
-    scenarios = {"tie_low": [], "tie_high": []}
-    for table in dict.fromkeys(m.gains for m in wanted):
-        names = [m.name for m in wanted if m.gains == table]
-        gains = _gains(lines["grade"].to_numpy(), convention, table)
-        scenarios["tie_low"].append(score_run(qrels, tie_order(lines, gains, True), names, preset=as_given))
-        scenarios["tie_high"].append(score_run(qrels, tie_order(lines, gains, False), names, preset=as_given))
+def _tie_scenarios(judgments: Judgments, lines: pd.DataFrame, plan: Plan) -> dict:
+    "The evaluations of the worst and the best tie orders, one per gain policy among the plan's measures."
+    as_given, scenarios = plan.changed(ties="input"), {"tie_low": [], "tie_high": []}
+    groups = {}
+    for m in as_given.measures:
+        groups.setdefault((m.measure.gains, m.measure.overrides), []).append(m)
+    for group in groups.values():
+        evaluator = Evaluator.of(as_given.only([m.name for m in group]), judgments)
+        gains = _gains(lines["grade"].to_numpy(), group[0].policies.gain)
+        scenarios["tie_low"].append(evaluator.evaluate(tie_order(lines, gains, True)))
+        scenarios["tie_high"].append(evaluator.evaluate(tie_order(lines, gains, False)))
     return scenarios
 
-def _unjudged_scenarios(qrels: pd.DataFrame, run: pd.DataFrame, measures, lines: pd.DataFrame, wanted: list,
-                        convention: Convention, max_grade: float) -> dict:
+def _unjudged_scenarios(judgments: Judgments, run: pd.DataFrame, lines: pd.DataFrame, plan: Plan,
+                        max_grade: float) -> dict:
     "The evaluations with unjudged documents as 0, and as `max_grade` in the top k (one per cut-off k)."
-    zero = convention.replace(unjudged="zero")
-    scenarios = {"unjudged_zero": [score_run(qrels, run, measures, preset=zero)], "unjudged_max": []}
-    for k in dict.fromkeys(m.k for m in wanted):
-        names = [m.name for m in wanted if m.k == k]
-        scenarios["unjudged_max"].append(score_run(_unjudged_as_max(qrels, lines, k, max_grade), run, names,
-                                                   preset=zero))
+    zero = plan.changed(unjudged="zero")
+    scenarios = {"unjudged_zero": [Evaluator.of(zero, judgments).evaluate(run)], "unjudged_max": []}
+    for k in dict.fromkeys(m.k for m in zero.measures):
+        with_max = Judgments.of(as_qrels(_unjudged_as_max(judgments.qrels, lines, k, max_grade)))
+        scenarios["unjudged_max"].append(Evaluator.of(zero.only([m.name for m in zero.measures if m.k == k]),
+                                                      with_max).evaluate(run))
     return scenarios
 
 # %% ../../nbs/54_value_bounds.ipynb #6edb2079
@@ -109,7 +104,7 @@ def _side_by_side(base, scenarios: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 # %% ../../nbs/54_value_bounds.ipynb #88071ca4
 def _with_judged_fraction(per_query: pd.DataFrame, aggregate: pd.DataFrame, lines: pd.DataFrame,
-                          wanted: list) -> tuple[pd.DataFrame, pd.DataFrame]:
+                          wanted: tuple[PlannedMeasure, ...]) -> tuple[pd.DataFrame, pd.DataFrame]:
     "The tables of `_side_by_side` with each query's judged share of its top k, and its mean over counted queries."
     shares = pd.concat([_judged_fraction(lines, m.k).rename("judged_fraction").rename_axis("query").reset_index()
                         .assign(measure=m.name) for m in wanted])
@@ -118,23 +113,18 @@ def _with_judged_fraction(per_query: pd.DataFrame, aggregate: pd.DataFrame, line
     return per_query, aggregate.merge(counted.reset_index(), on="measure", how="left")
 
 # %% ../../nbs/54_value_bounds.ipynb #7b4f768f
-def _bounded_measures(measures, convention) -> list:
-    "The measures to bound: NDCG at a depth (a measure named without one takes `convention.default_depth`)."
-    wanted = parse_measures(measures)
-    other = [m.name for m in wanted if m.kind != "ndcg"]
+def _check_bounded(plan: Plan) -> None:
+    "Refuse a measure that is not NDCG at one depth."
+    other = [m.name for m in plan.measures if m.measure.kind != "ndcg"]
     if other:
         raise UsageError(f"bounds are computed for NDCG measures only, not {other[0]!r}")
-    return [m if m.k is not None or convention.default_depth is None
-            else dataclasses.replace(m, k=convention.default_depth) for m in wanted]
 
 # %% ../../nbs/54_value_bounds.ipynb #bbdc8721
-@dataclass
-class Bounds:
-    "NDCG values beside the range the tie order and the unjudged documents leave open."
-    per_query: pd.DataFrame
-    aggregate: pd.DataFrame
-    convention: Convention
-    max_grade: float
+class Bounds(Evaluation):
+    "An `Evaluation` whose values sit beside the range the tie order and the unjudged documents leave open."
+    def __init__(self, per_query, aggregate, convention: Convention, max_grade: float, run_tag: str = "", notes=()):
+        super().__init__(per_query, aggregate, convention, run_tag, notes)
+        self.max_grade = max_grade
 
 BOUND_COLUMNS = ["value", "tie_low", "tie_high", "unjudged_zero", "unjudged_max", "judged_fraction"]
 
@@ -143,17 +133,17 @@ def bounds(qrels, run, measures=("ndcg",), *, preset="trec_eval", max_grade: flo
     """Beside each value, per query and mean: the lowest and highest NDCG over all orders of tied documents, NDCG
     with the unjudged documents of the top k as non-relevant and as `max_grade` (default: the highest grade in
     the qrels), and the judged share of the top k (of the documents retrieved there)."""
-    convention = resolve_convention(preset, **overrides)
-    qrels, run = as_qrels(qrels, duplicates=qrels_duplicates), as_run(run)
-    wanted = _bounded_measures(measures, convention)
-    base = score_run(qrels, run, measures, preset=convention)
-    lines = _lines(qrels, run, convention)
-    max_grade = float(qrels["relevance"].max()) if max_grade is None else float(max_grade)
-    scenarios = {**_tie_scenarios(qrels, lines, wanted, convention),
-                 **_unjudged_scenarios(qrels, run, measures, lines, wanted, convention, max_grade)}
-    per_query, aggregate = _with_judged_fraction(*_side_by_side(base, scenarios), lines, wanted)
+    plan = Plan.make(measures, preset, **overrides)
+    _check_bounded(plan)
+    judgments, run = Judgments.of(as_qrels(qrels, duplicates=qrels_duplicates)), as_run(run)
+    base = Evaluator.of(plan, judgments).evaluate(run)
+    lines = _lines(judgments, run, plan.convention.convention)
+    max_grade = float(judgments.qrels["relevance"].max()) if max_grade is None else float(max_grade)
+    scenarios = {**_tie_scenarios(judgments, lines, plan), **_unjudged_scenarios(judgments, run, lines, plan, max_grade)}
+    per_query, aggregate = _with_judged_fraction(*_side_by_side(base, scenarios), lines, plan.measures)
     return Bounds(per_query[["query", "measure"] + BOUND_COLUMNS + ["counted"]],
-                  aggregate[["measure"] + BOUND_COLUMNS + ["n_queries"]], convention, max_grade)
+                  aggregate[["measure"] + BOUND_COLUMNS + ["n_queries"]], plan.convention.convention, max_grade,
+                  run.attrs.get("tag", ""))
 
 # %% ../../nbs/54_value_bounds.ipynb #5a6e6263
 def _bounds_summary(b: Bounds) -> tuple:

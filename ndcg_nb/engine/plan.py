@@ -68,6 +68,14 @@ class BoundConvention:
         "Per-query values as one number, by the convention's `aggregation` (a weighted mean with `weights`)."
         return aggregate(values, self.convention.aggregation, weights)
 
+    def changed(self, **fields) -> "BoundConvention":
+        "The convention with `fields` changed; its policies are bound again only if a policy field changes."
+        convention = self.convention.replace(**fields)
+        if set(fields) & set(POLICY_FIELDS):
+            return BoundConvention.bind(convention)
+        policies = dataclasses.replace(self.policies, ties=convention.ties, ideal_negatives=convention.ideal_negatives)
+        return BoundConvention(convention, policies)
+
     @property
     def ranking_key(self) -> tuple:
         "The fields the ranked lists depend on: two conventions that agree on them rank a run alike."
@@ -202,6 +210,19 @@ class Plan:
             if m.overrides not in bound:
                 bound[m.overrides] = bind_convention(convention.convention, **dict(m.overrides))
         return cls(convention, tuple(_planned(m, bound[m.overrides]) for m in wanted))
+
+    def changed(self, **fields) -> "Plan":
+        "The plan with `fields` of every convention changed (bound again only for a policy field), measures kept."
+        bound = {id(c): c.changed(**fields) for c in self.conventions}
+        def planned(m: PlannedMeasure) -> PlannedMeasure:
+            policies = bound[id(m.convention)].policies
+            policies = dataclasses.replace(policies, gain=m.policies.gain) if m.measure.gains else policies
+            return PlannedMeasure(m.measure, bound[id(m.convention)], policies)
+        return Plan(bound[id(self.convention)], tuple(map(planned, self.measures)))
+
+    def only(self, names) -> "Plan":
+        "The plan of the measures called `names` alone."
+        return Plan(self.convention, tuple(m for m in self.measures if m.name in set(names)))
 
     @property
     def conventions(self) -> list[BoundConvention]:

@@ -893,19 +893,21 @@ class DatasetScore:
 # %% ../../nbs/30_core.ipynb #ceb20d22
 SUMMARY_ROWS = 12
 
-def summary_text(title: str, lines: list, table=None) -> str:
-    "A short text summary: `title`, each of `lines` indented, and `table` (a DataFrame) cut to `SUMMARY_ROWS` rows."
+def summary_text(title: str, lines: list, table=None, notes=()) -> str:
+    "A short text summary: `title`, each of `lines` indented, `table` (a DataFrame) cut to `SUMMARY_ROWS` rows, the notes."
     parts = [title, *(f"  {line}" for line in lines)]
     if table is not None:
         parts.append(table.to_string(index=False, max_rows=SUMMARY_ROWS, max_cols=10))
+    parts.extend(f"  note: {note}" for note in notes)
     return "\n".join(parts)
 
-def summary_html(title: str, lines: list, table=None) -> str:
+def summary_html(title: str, lines: list, table=None, notes=()) -> str:
     "The same summary as compact HTML, every text escaped (`table` through pandas' escaping `to_html`)."
     from html import escape
     rows = "".join(f"<div>{escape(str(line))}</div>" for line in lines)
     frame = "" if table is None else table.to_html(index=False, max_rows=SUMMARY_ROWS, max_cols=10, escape=True)
-    return f"<div class=\"ndcg-nb-summary\"><strong>{escape(title)}</strong>{rows}{frame}</div>"
+    shown = "".join(f'<div class="ndcg-nb-note">note: {escape(str(note))}</div>' for note in notes)
+    return f"<div class=\"ndcg-nb-summary\"><strong>{escape(title)}</strong>{rows}{frame}{shown}</div>"
 
 # %% ../../nbs/30_core.ipynb #f674ae9b
 def _dataset_score_summary(s: DatasetScore) -> tuple:
