@@ -8,6 +8,8 @@ from __future__ import annotations
 import importlib
 import itertools
 import math
+import pickle
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -15,17 +17,17 @@ import pandas as pd
 import pyarrow as pa
 
 from ..errors import InputError, NdcgError, PluginError, UsageError
-from ..engine.judgments import no_common_query_message
-from ..engine.measures import parse_measures
-from ..engine.plan import resolve_convention
+from ..engine.evaluator import Evaluator
+from ..engine.judgments import Judgments, no_common_query_message
+from ..engine.plan import Plan
 from ..engine.scoring import Evaluation
-from ..engine.scoring import score_run as evaluate_in_memory
-from ..plugins import ENTRY_POINT_GROUP, NDCG_NB_PLUGINS, list_plugins, policies_of, resolve_policy
-from ..engine.runs import (TrecFormatError, checked_text, id_categories, numeric_column, short_repr, some_numbers,
+from ..plugins import ENTRY_POINT_GROUP, NDCG_NB_PLUGINS, list_plugins, policies_of
+from ..engine.runs import (TrecFormatError, as_qrels, checked_text, id_categories, numeric_column, short_repr, some_numbers,
                           split_lines)
 
 # %% auto #0
-__all__ = ['SUCCESS_MARKER', 'MissingExtraError', 'PerQueryWriteError', 'evaluate', 'evaluate_on_dask', 'evaluate_spark']
+__all__ = ['SUCCESS_MARKER', 'MissingExtraError', 'PartitionJob', 'PerQueryWriteError', 'evaluate', 'evaluate_on_dask',
+           'evaluate_spark']
 
 # %% ../../nbs/61_distributed.ipynb #c041d09a
 class MissingExtraError(NdcgError, ImportError):
@@ -182,17 +184,16 @@ def _where() -> str:
 # %% ../../nbs/61_distributed.ipynb #326d954f
 _POLICY_KINDS = ("gain", "discount", "truncation", "normalization")
 
-def _needed_plugins(convention, wanted) -> dict[str, str]:
-    "The plugins (not ndcg_nb's own) that the convention's policies and the measures come from, and what each gives."
+def _needed_plugins(plan: Plan) -> dict[str, str]:
+    "The plugins (not ndcg_nb's own) that the plan's policies and measures come from, and what each gives."
     needed = {}
     families = policies_of("measure")
-    for measure in wanted:
-        family = measure.name.split("@")[0]
+    for planned in plan.measures:
+        family = planned.name.split("@")[0]
         if family in families and families[family].plugin not in NDCG_NB_PLUGINS:
             needed.setdefault(families[family].plugin, f"measure {family!r}")
-    for conv in {convention, *(resolve_convention(convention, **dict(m.overrides)) for m in wanted if m.overrides)}:
         for kind in _POLICY_KINDS:
-            policy = resolve_policy(kind, getattr(conv, kind)).policy
+            policy = getattr(planned.policies, kind).policy
             if policy.plugin not in NDCG_NB_PLUGINS:
                 needed.setdefault(policy.plugin, f"the {kind} policy {policy.name!r}")
     return needed
@@ -288,33 +289,52 @@ def _refuse_repeated(part: pd.DataFrame, qrels_duplicates: str, places: dict) ->
         raise TrecFormatError(f"{kind}: document {short_repr(first['doc'])} appears {len(found):,} times for query "
                               f"{short_repr(first['query'])} ({where}){hint}")
 
+# %% ../../nbs/61_distributed.ipynb #pj0a0001
+@dataclass(frozen=True)
+class PartitionJob:
+    "What every partition is scored by: the plan as it travels, the plugins it needs, and what to do with the rows."
+    plan: bytes                           # the pickled plan
+    needed: dict                          # plugin -> what of the plan comes from it
+    qrels_duplicates: str = "error"
+    places: dict | None = None            # where the blocks of TREC files come from, per kind
+    keep: bool = True                     # per-query rows go back to the client
+    write_to: str | None = None           # ... or into parquet files there
+    storage_options: dict = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, plan: Plan, **options) -> "PartitionJob":
+        return cls(pickle.dumps(plan), _needed_plugins(plan), **options)
+
+    def read_plan(self) -> Plan:
+        "The plan, bound to this process's plugins, once the plugins it needs are checked."
+        _check_plugins(self.needed)
+        return pickle.loads(self.plan)
+
 # %% ../../nbs/61_distributed.ipynb #27ba2827
-def _score_part(part: pd.DataFrame, measures: list[str], convention, qrels_duplicates: str,
-                needed: dict[str, str] | None = None, places: dict | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Score the queries of one partition of the shuffled table with the in-memory engine: (per-query rows, summary).
-    `places`: where the blocks of TREC files come from, per kind, for errors that name a line."""
-    _check_plugins(needed or {})
+def _score_part(part: pd.DataFrame, job: PartitionJob) -> tuple[pd.DataFrame, pd.DataFrame]:
+    "Score the queries of one partition of the shuffled table with the in-memory engine: (per-query rows, summary)."
+    plan = job.read_plan()
+    names = list(dict.fromkeys(m.name for m in plan.measures))
     _refuse_missing_ids(part)
     run_frame, qrels_frame = _as_inputs(part)
     run_queries, qrels_queries = pd.unique(run_frame["query"].to_numpy()), pd.unique(qrels_frame["query"].to_numpy())
     n_common = int(np.isin(run_queries, qrels_queries).sum())
     stats = {"n_common": n_common, "n_run_queries": len(run_queries), "n_qrels_queries": len(qrels_queries)}
-    if not len(qrels_frame) and (convention.unjudged_queries == "skip" or not len(run_frame)):
+    if not len(qrels_frame) and (plan.convention.convention.unjudged_queries == "skip" or not len(run_frame)):
         return _compact(pd.DataFrame({name: pd.Series([], dtype=t) for name, t in _PER_QUERY.items()})), \
-            _summary_rows(measures, stats)
+            _summary_rows(names, stats)
     try:
-        result = evaluate_in_memory(qrels_frame, run_frame, measures, preset=convention, progress=False,
-                                    qrels_duplicates=qrels_duplicates, no_common_query="score")
+        judgments = Judgments.of(as_qrels(qrels_frame, duplicates=job.qrels_duplicates))
+        result = Evaluator.of(plan, judgments).evaluate(run_frame, no_common_query="score")
     except TrecFormatError:
-        _refuse_repeated(part, qrels_duplicates, places or {})   # names the file and the lines, if that was it
+        _refuse_repeated(part, job.qrels_duplicates, job.places or {})   # names the file and the lines, if that was it
         raise
-    return _compact(result.per_query), _summary_rows(measures, stats, {name: _measure_sums(result, name)
-                                                                       for name in measures})
+    return _compact(result.per_query), _summary_rows(names, stats, {name: _measure_sums(result, name) for name in names})
 
 # %% ../../nbs/61_distributed.ipynb #d1f4a7b2
-def _unjudged_count(measure, convention, row) -> dict:
-    "The aggregate's `n_unjudged_scored_zero` or `_one` column of `measure`, if its convention scores unjudged queries."
-    rule = (resolve_convention(convention, **dict(measure.overrides)) if measure.overrides else convention).unjudged_queries
+def _unjudged_count(planned, row) -> dict:
+    "The aggregate's `n_unjudged_scored_zero` or `_one` column of a planned measure, if its convention scores unjudged queries."
+    rule = planned.convention.convention.unjudged_queries
     return {f"n_unjudged_scored_{rule}": int(row["n_unjudged_scored"])} if rule in ("zero", "one") else {}
 
 # %% ../../nbs/61_distributed.ipynb #5145a653
@@ -326,8 +346,8 @@ def _no_common_query(query_ids) -> InputError:
                                               np.sort(np.asarray(qrels_ids, dtype=object))))
 
 # %% ../../nbs/61_distributed.ipynb #cb3ee8f2
-def _combine(rows: list[pd.DataFrame], summaries: list[pd.DataFrame], wanted, convention, tag: str,
-             per_query: bool, query_ids) -> Evaluation:
+def _combine(rows: list[pd.DataFrame], summaries: list[pd.DataFrame], plan: Plan, tag: str, per_query: bool,
+             query_ids) -> Evaluation:
     """An `Evaluation` from the per-query rows (if kept) and the summary rows every partition returned; `query_ids`,
     called only when no query of the run is judged, gives the distinct query ids of the run and of the qrels."""
     summary = pd.concat(summaries, ignore_index=True)
@@ -338,24 +358,18 @@ def _combine(rows: list[pd.DataFrame], summaries: list[pd.DataFrame], wanted, co
             raise InputError(f"no {kind} lines: the {kind} is empty")
     if totals.iloc[0]["n_common"] == 0:
         raise _no_common_query(query_ids)
-    aggregate = []
+    aggregate, wanted = [], plan.measures
     for measure in wanted:
         row, n = totals.loc[measure.name], int(totals.loc[measure.name, "n_queries"])
         mean = float("nan") if n == 0 or row["n_nan"] > 0 else partials[measure.name] / n
         aggregate.append({"measure": measure.name, "value": mean, "n_queries": n,
-                          **{k: int(row[k]) for k in _COUNTS[1:5]}, **_unjudged_count(measure, convention, row)})
+                          **{k: int(row[k]) for k in _COUNTS[1:5]}, **_unjudged_count(measure, row)})
     empty = pd.DataFrame({name: pd.Series([], dtype=dtype) for name, dtype in _PER_QUERY.items()})
     every = pd.concat([frame.astype(_PER_QUERY) for frame in rows if len(frame)] or [empty], ignore_index=True)
     every = every.assign(unjudged=every["status"] == "missing_from_qrels")
     frames = [every[every["measure"] == measure.name].sort_values(["unjudged", "query"], kind="stable").drop(columns="unjudged")
               for measure in wanted] if per_query else [empty]
-    return Evaluation(pd.concat(frames, ignore_index=True), pd.DataFrame(aggregate), convention, tag)
-
-# %% ../../nbs/61_distributed.ipynb #7b215d0c
-def _measures(measures) -> tuple[list, list[str]]:
-    "The measures asked for (as `parse_measures` reads them) and their distinct names."
-    wanted = parse_measures(measures)
-    return wanted, list(dict.fromkeys(m.name for m in wanted))
+    return Evaluation(pd.concat(frames, ignore_index=True), pd.DataFrame(aggregate), plan.convention.convention, tag)
 
 # %% ../../nbs/61_distributed.ipynb #7e5ae081
 def _has_client() -> bool:
@@ -412,14 +426,12 @@ def _write_part(rows: pd.DataFrame, path: str, folder: str, storage_options: dic
 
 
 # %% ../../nbs/61_distributed.ipynb #d86689db
-def _score_partition(part: pd.DataFrame, number: int, measures: list[str], convention, qrels_duplicates: str,
-                     needed: dict[str, str], keep: bool, write_to: str | None, storage_options: dict,
-                     places: dict | None = None):
+def _score_partition(part: pd.DataFrame, number: int, job: PartitionJob):
     "`_score_part` on a worker; the per-query rows go back to the client (`keep`), to a parquet file, or nowhere."
-    rows, summary = _score_part(part, measures, convention, qrels_duplicates, needed, places)
-    if write_to is not None:
-        _write_part(rows, f"{write_to}/part-{number:05d}.parquet", write_to, storage_options)
-    return (rows if keep and write_to is None else None), summary
+    rows, summary = _score_part(part, job)
+    if job.write_to is not None:
+        _write_part(rows, f"{job.write_to}/part-{number:05d}.parquet", job.write_to, job.storage_options)
+    return (rows if job.keep and job.write_to is None else None), summary
 
 # %% ../../nbs/61_distributed.ipynb #00f0231a
 def _gather(tasks: list) -> list:
@@ -484,9 +496,8 @@ def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", qrels_duplic
     which the workers write the per-query rows as parquet, one file per partition, instead of sending them to
     the client; the result then holds the aggregate only."""
     dd, dask = _need("dask.dataframe", "dask"), _need("dask", "dask")
-    wanted, names = _measures(measures)
-    convention = resolve_convention(preset, **overrides)
-    _check_supported(convention)
+    plan = Plan.make(measures, preset, **overrides)
+    _check_supported(plan.convention.convention)
     storage_options = storage_options or {}
     tag = _tag_of(run, storage_options)
     write_to = None if write_per_query is None else _new_directory(write_per_query, storage_options)
@@ -495,17 +506,16 @@ def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", qrels_duplic
     both = dd.concat([run_rows, qrels_rows])
     by_query = both.shuffle("query", npartitions=npartitions or run_rows.npartitions)
     score = dask.delayed(_score_partition, pure=True)
-    needed = _needed_plugins(convention, wanted)
-    places = {"run": run_places, "qrels": qrels_places}
-    tasks = [score(part, number, names, convention, qrels_duplicates, needed, per_query, write_to, storage_options,
-                   places) for number, part in enumerate(by_query.to_delayed())]
+    job = PartitionJob.of(plan, qrels_duplicates=qrels_duplicates, places={"run": run_places, "qrels": qrels_places},
+                          keep=per_query, write_to=write_to, storage_options=storage_options)
+    tasks = [score(part, number, job) for number, part in enumerate(by_query.to_delayed())]
     results = _gather(tasks)
     if write_to is not None:
         _mark_complete(write_to, len(tasks), storage_options)
     def query_ids():
         return dask.compute(run_rows["query"].unique(), qrels_rows["query"].unique())
     return _combine([rows for rows, _ in results if rows is not None], [summary for _, summary in results],
-                    wanted, convention, tag, per_query and write_to is None, query_ids)
+                    plan, tag, per_query and write_to is None, query_ids)
 
 # %% ../../nbs/61_distributed.ipynb #b1d89030
 def evaluate_on_dask(scheduler: str, qrels, run, measures=("ndcg",), *, n_workers: int | None = None,
@@ -552,16 +562,15 @@ def evaluate_spark(qrels, run, measures=("ndcg",), *, preset="trec_eval", qrels_
         if not isinstance(frame, SparkFrame):
             raise TypeError(f"evaluate_spark takes PySpark DataFrames; the {kind} is a {type(frame).__module__}."
                             f"{type(frame).__name__} (spark.createDataFrame(frame) makes one)")
-    wanted, names = _measures(measures)
-    convention = resolve_convention(preset, **overrides)
-    _check_supported(convention)
-    needed = _needed_plugins(convention, wanted)
+    plan = Plan.make(measures, preset, **overrides)
+    _check_supported(plan.convention.convention)
+    job = PartitionJob.of(plan, qrels_duplicates=qrels_duplicates)
     both = _spark_rows(run, "run").unionByName(_spark_rows(qrels, "qrels"))
     buckets = npartitions or int(run.sparkSession.conf.get("spark.sql.shuffle.partitions"))
     bucketed = both.withColumn("bucket", F.pmod(F.hash("query"), F.lit(buckets)))
 
     def score(part: pd.DataFrame) -> pd.DataFrame:
-        out = _typed(*_score_part(part.drop(columns="bucket"), names, convention, qrels_duplicates, needed))
+        out = _typed(*_score_part(part.drop(columns="bucket"), job))
         return out.astype({"kind": object, "query": object, "measure": object, "status": object})  # Spark takes
                                                                    # no Arrow-backed (chunked) strings from pandas 3
 
@@ -573,5 +582,4 @@ def evaluate_spark(qrels, run, measures=("ndcg",), *, preset="trec_eval", qrels_
     def query_ids():
         ids = both.select("query", "is_run").distinct().toPandas()
         return ids["query"][ids["is_run"]].to_numpy(), ids["query"][~ids["is_run"]].to_numpy()
-    return _combine([table[is_query][list(_PER_QUERY)]], [table[~is_query]], wanted, convention, "", per_query,
-                    query_ids)
+    return _combine([table[is_query][list(_PER_QUERY)]], [table[~is_query]], plan, "", per_query, query_ids)

@@ -5,6 +5,7 @@
 # %% ../../nbs/62_training.ipynb #a0185f90
 from __future__ import annotations
 
+import dataclasses
 import weakref
 from dataclasses import dataclass
 from functools import cached_property
@@ -12,20 +13,21 @@ from numbers import Integral
 
 import numpy as np
 
-from ..metrics.core import TIE_RULES, policy_gains, one_ranking_serves, ndcg_ratio, discount_weights, ndcg, score_depths
+from ..metrics.core import (TIE_RULES, ListPolicies, ListsToScore, policy_gains, one_ranking_serves, ndcg_ratio,
+                                 discount_weights, ndcg, score_depths)
 from ..metrics.batch import Batch, all_finite
 from ..metrics.segments import (code_counts, column_bits, list_ids, offsets_from_lengths, positions_in_lists, run_mean,
                              segment_sum, top_columns_by_keys, uniform_length)
 from ..errors import InputError, InputTypeError, UsageError
-from ..engine.plan import apply_grade_rules, resolve_convention
+from ..engine.plan import BoundConvention, apply_grade_rules, bind_convention
 from ..plugins import BoundPolicy, resolve_policy
 from ..policies import (SKIPPED_ZERO_IDCG, exponential_gain, int32_exponential_gain, linear_gain, positive_gain,
                               shifted_exponential_gain, table_gain)
 from ..presets import Convention
 
 # %% auto #0
-__all__ = ['BLOCK_CELLS', 'MAX_COUNTED_GRADE', 'ELEMENTWISE_GAINS', 'CATBOOST_POLICIES', 'as_array', 'TrainingPolicies',
-           'training_policies', 'QueryGroups', 'NdcgMetric', 'LightGBMMetric', 'lightgbm_ndcg', 'XGBoostMetric',
+__all__ = ['BLOCK_CELLS', 'MAX_COUNTED_GRADE', 'ELEMENTWISE_GAINS', 'CATBOOST_POLICIES', 'as_array', 'TrainingPlan',
+           'training_plan', 'QueryGroups', 'NdcgMetric', 'LightGBMMetric', 'lightgbm_ndcg', 'XGBoostMetric',
            'xgboost_ndcg', 'CatBoostMetric', 'catboost_ndcg', 'ndcg_score', 'GroupedNdcg', 'ndcg_scorer']
 
 # %% ../../nbs/62_training.ipynb #95652916
@@ -55,31 +57,30 @@ def as_array(values, what: str = "values") -> np.ndarray:
 
 # %% ../../nbs/62_training.ipynb #c0a0608a
 @dataclass(frozen=True)
-class TrainingPolicies:
-    "Every choice behind a training metric, the policies already bound to their plugins."
-    gain: BoundPolicy
-    discount: BoundPolicy
-    truncation: BoundPolicy
-    normalization: BoundPolicy
-    ties: str
-    zero_idcg: str
-    negative: str
-    min_grade: float | None
-    integer_grades: bool
-    float32_scores: bool
-    preset: str | None
+class TrainingPlan:
+    "A training metric's plan: its convention bound once (see the engine's plan), and the policies groups are scored by."
+    convention: BoundConvention
+    policies: ListPolicies      # the convention's, ties as training ranks them, harmful documents left out of the ideal
+
+    gain = property(lambda self: self.policies.gain)
+    discount = property(lambda self: self.policies.discount)
+    truncation = property(lambda self: self.policies.truncation)
+    normalization = property(lambda self: self.policies.normalization)
+    ties = property(lambda self: self.policies.ties)
+    zero_idcg = property(lambda self: self.convention.convention.zero_idcg)
+    preset = property(lambda self: self.convention.convention.preset)
 
     @property
     def one_ranking(self) -> bool:
         "Whether every depth can be read from one sort of the scores, with each group's ideal DCG kept."
-        return one_ranking_serves(self.gain, self.discount, self.truncation, self.normalization, True)
+        return one_ranking_serves(self.policies, True)
 
     def grades(self, labels: np.ndarray) -> np.ndarray:
         "Labels as the convention grades them (whole part, negative and low grades as 0)."
-        return apply_grade_rules(labels, self)[0]
+        return apply_grade_rules(labels, self.convention.convention)[0]
 
     def scores(self, scores: np.ndarray) -> np.ndarray:
-        return scores.astype(np.float32).astype(float) if self.float32_scores else scores
+        return scores.astype(np.float32).astype(float) if self.convention.convention.float32_scores else scores
 
 # %% ../../nbs/62_training.ipynb #1a2b3c02
 def _check_for_training(convention: Convention, ties: str):
@@ -91,23 +92,22 @@ def _check_for_training(convention: Convention, ties: str):
     if convention.negative == "drop":
         raise UsageError("negative='drop' (TF-Ranking's padding) is not supported while training: every row of a group "
                          "is scored; use negative='zero' or 'keep' (preset tf_ranking:mask=true)")
+    if convention.judged_grade is not None:
+        raise UsageError(f"judged_grade={convention.judged_grade} is not supported while training: every label is a "
+                         "judgment, so every document would get that grade")
     if convention.zero_grade_sum != "score":
         raise UsageError(f"zero_grade_sum={convention.zero_grade_sum!r} is not supported while training; use "
                          "zero_grade_sum='score' (preset torchmetrics:functional=true)")
 
 # %% ../../nbs/62_training.ipynb #1a2b3c04
-def training_policies(preset=None, **choices) -> TrainingPolicies:
-    "Resolve a preset (or none) and policy keywords once, with clear errors for unknown names."
+def training_plan(preset=None, **choices) -> TrainingPlan:
+    "Bind a preset (or none) with policy keywords once, with clear errors for unknown names."
     ties = choices.pop("ties", None)
-    base = Convention(ties="average", negative="keep") if preset is None else resolve_convention(preset)
-    convention = base.replace(**choices) if choices else base
-    ties = convention.ties if ties is None else ties
-    _check_for_training(convention, ties)
-    bound = {kind: resolve_policy(kind, getattr(convention, kind))
-             for kind in ("gain", "discount", "truncation", "normalization")}
-    return TrainingPolicies(**bound, ties=ties, zero_idcg=convention.zero_idcg, negative=convention.negative,
-                            min_grade=convention.min_grade, integer_grades=bool(convention.integer_grades),
-                            float32_scores=bool(convention.float32_scores), preset=convention.preset)
+    base = Convention(ties="average", negative="keep") if preset is None else preset
+    bound = bind_convention(base, **choices)
+    ties = bound.convention.ties if ties is None else ties
+    _check_for_training(bound.convention, ties)
+    return TrainingPlan(bound, dataclasses.replace(bound.policies, ties=ties, ideal_negatives="drop"))
 
 # %% ../../nbs/62_training.ipynb #8d6d1a06
 def _depths(depths) -> tuple:
@@ -150,11 +150,9 @@ def _block_rows(width: int) -> int:
     "How many rows of `width` make a block of about `BLOCK_CELLS` cells."
     return max(1, BLOCK_CELLS // max(width, 1))
 
-
 # %% ../../nbs/62_training.ipynb #2b3c4d09
-def _ideal_dcgs(grades: np.ndarray, offsets: np.ndarray, policies: TrainingPolicies, depths: tuple) -> dict:
-    ideal = score_depths(Batch(grades, offsets), depths, gain=policies.gain, discount=policies.discount,
-                         truncation=policies.truncation, normalization=policies.normalization)
+def _ideal_dcgs(grades: np.ndarray, offsets: np.ndarray, plan: TrainingPlan, depths: tuple) -> dict:
+    ideal = score_depths(ListsToScore.of(Batch(grades, offsets)), depths, plan.policies)
     return {k: ideal[k].idcg for k in depths}
 
 # %% ../../nbs/62_training.ipynb #4d3246bf
@@ -175,12 +173,11 @@ def _present_codes(codes: np.ndarray, n_codes: int) -> np.ndarray:
     "The codes 0..`n_codes` - 1 that occur in `codes`."
     return np.flatnonzero([(codes == code).any() for code in range(n_codes)])
 
-def _gain_table(policies: TrainingPolicies, present: np.ndarray, n_codes: int) -> np.ndarray:
+def _gain_table(plan: TrainingPlan, present: np.ndarray, n_codes: int) -> np.ndarray:
     "The gain of each code in `present` (0 for the others): its grade under the convention, through the gain policy."
     table = np.zeros(n_codes)
-    table[present], = policy_gains(policies.gain, policies.grades(present.astype(float)))
+    table[present], = policy_gains(plan.gain, plan.grades(present.astype(float)))
     return table
-
 
 # %% ../../nbs/62_training.ipynb #cc416bf9
 def _grade_counts(code_matrix: np.ndarray, n_codes: int) -> np.ndarray:
@@ -198,7 +195,6 @@ def _ideal_from_counts(counts: np.ndarray, table: np.ndarray) -> tuple[np.ndarra
     kept = counts[:, order]
     gains = np.repeat(np.tile(table[order], len(counts)), kept.reshape(-1))
     return gains, offsets_from_lengths(kept.sum(axis=1))
-
 
 # %% ../../nbs/62_training.ipynb #b04cc489
 def _sums_at_depths(gains: np.ndarray, offsets: np.ndarray, weights: np.ndarray, depths: tuple) -> dict:
@@ -251,14 +247,13 @@ def _ideal_dcgs_sorted(code_matrix: np.ndarray, table: np.ndarray, weights: np.n
         blocks.append(_sums_at_depths(ideal, offsets[start:start + len(gains) + 1] - offsets[start], weights, depths))
     return {k: np.concatenate([block[k] for block in blocks]) if blocks else np.zeros(0) for k in depths}
 
-
 # %% ../../nbs/62_training.ipynb #4f064a50
 ELEMENTWISE_GAINS = (linear_gain, exponential_gain, table_gain, positive_gain, shifted_exponential_gain,
                      int32_exponential_gain)
 
-def _counted(labels, offsets, cells, width: int, policies: TrainingPolicies, weights, depths: tuple) -> tuple | None:
+def _counted(labels, offsets, cells, width: int, plan: TrainingPlan, weights, depths: tuple) -> tuple | None:
     "(matrix of label codes, gain of each code, `{k: each group's ideal DCG}`), or None where codes do not serve."
-    if policies.gain.policy.function not in ELEMENTWISE_GAINS or policies.gain.context:
+    if plan.gain.policy.function not in ELEMENTWISE_GAINS or plan.gain.context:
         return None
     n = len(offsets) - 1
     codes = _grade_codes(labels, n)
@@ -267,7 +262,7 @@ def _counted(labels, offsets, cells, width: int, policies: TrainingPolicies, wei
     n_codes = int(codes.max()) + 1
     code_matrix = _as_matrix(codes, cells, n, width, n_codes)
     present = _present_codes(codes, n_codes)
-    table = _gain_table(policies, present, n_codes)
+    table = _gain_table(plan, present, n_codes)
     if not np.abs(table).max() * weights.sum() < 1e300:
         return None
     if table[present].min() >= 0 and (np.diff(table[present]) >= 0).all():
@@ -276,15 +271,14 @@ def _counted(labels, offsets, cells, width: int, policies: TrainingPolicies, wei
         idcg = _ideal_dcgs_counted(_grade_counts(code_matrix, n_codes), table, weights, depths)
     return code_matrix, np.append(table, 0.0), idcg
 
-def _by_engine(grades, offsets, cells, width: int, policies: TrainingPolicies, depths: tuple) -> tuple:
+def _by_engine(grades, offsets, cells, width: int, plan: TrainingPlan, depths: tuple) -> tuple:
     "(matrix of gains, None, `{k: each group's ideal DCG}`), from the gain policy on every grade and the engine."
-    gains, = policy_gains(policies.gain, grades)
-    return _as_matrix(gains, cells, len(offsets) - 1, width, 0.0), None, _ideal_dcgs(grades, offsets, policies, depths)
+    gains, = policy_gains(plan.gain, grades)
+    return _as_matrix(gains, cells, len(offsets) - 1, width, 0.0), None, _ideal_dcgs(grades, offsets, plan, depths)
 
 def _gains_of(entries: np.ndarray, table: np.ndarray | None) -> np.ndarray:
     "The gains of entries of a gain matrix: looked up in `table`, or the entries themselves."
     return entries if table is None else table[entries]
-
 
 # %% ../../nbs/62_training.ipynb #2b3c4d12
 def _ranked_block(block: np.ndarray, deepest: int, low: int, buffers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -303,7 +297,6 @@ def _ranked_by_score(matrix: np.ndarray, deepest: int) -> tuple[np.ndarray, np.n
         columns, tied[start:start + rows] = _ranked_block(matrix[start:start + rows], deepest, low, buffers)
         places[start:start + rows] = columns + np.arange(start, start + len(columns))[:, None] * width
     return places, np.flatnonzero(tied)
-
 
 # %% ../../nbs/62_training.ipynb #2b3c4d15
 def _tie_averaged_gains(scores: np.ndarray, gains: np.ndarray) -> np.ndarray:
@@ -342,31 +335,29 @@ def _group_mean(per_group: np.ndarray, undefined: np.ndarray, weights: np.ndarra
 # %% ../../nbs/62_training.ipynb #2b3c4d27
 class QueryGroups:
     "A dataset's labels cut into query groups, with what every round of scores reuses."
-    def __init__(self, labels, offsets: np.ndarray, policies: TrainingPolicies, depths: tuple, group_weights=None):
+    def __init__(self, labels, offsets: np.ndarray, plan: TrainingPlan, depths: tuple, group_weights=None):
         self.labels = _checked_labels(labels)
-        self.policies, self.depths, self.offsets = policies, depths, offsets
+        self.plan, self.depths, self.offsets = plan, depths, offsets
         self.size, self.n = len(self.labels), len(offsets) - 1
         self.weights = None if group_weights is None else np.asarray(group_weights, dtype=float)
         self.undefined_weight = None      # LightGBM's own rule, see `_group_mean`
         self.width = int(np.diff(offsets).max(initial=0))
         self.uniform = uniform_length(offsets) is not None
-        self.one_ranking = policies.one_ranking and (self.uniform or self.n * self.width <= 2 * self.size + 4096)
+        self.one_ranking = plan.one_ranking and (self.uniform or self.n * self.width <= 2 * self.size + 4096)
         if self.one_ranking:
             self.cells = None if self.uniform else (list_ids(offsets), positions_in_lists(offsets))
-            self.discounts = discount_weights(policies.discount, self.width)
-            counted = _counted(self.labels, offsets, self.cells, self.width, policies, self.discounts, depths)
+            self.discounts = discount_weights(plan.discount, self.width)
+            counted = _counted(self.labels, offsets, self.cells, self.width, plan, self.discounts, depths)
             self.gain_matrix, self.gain_table, self.idcg = counted or _by_engine(self.grades, offsets, self.cells,
-                                                                                 self.width, policies, depths)
+                                                                                 self.width, plan, depths)
 
     @cached_property
     def grades(self) -> np.ndarray:
         "The labels as the convention grades them, worked out when first needed (counting does without)."
-        return self.policies.grades(self.labels)
+        return self.plan.grades(self.labels)
 
     def _engine(self, batch: Batch) -> dict:
-        p = self.policies
-        return score_depths(batch, self.depths, gain=p.gain, discount=p.discount, truncation=p.truncation,
-                            normalization=p.normalization, ties=p.ties)
+        return score_depths(ListsToScore.of(batch), self.depths, self.plan.policies)
 
     def _matrix_dcgs(self, scores: np.ndarray) -> dict:
         "`{k: per-group DCG}` from one ranking of the score matrix (ties by column), tied rows redone under other tie rules."
@@ -374,11 +365,11 @@ class QueryGroups:
         deepest = self.width if None in self.depths else min(max(self.depths), self.width)
         places, rows = _ranked_by_score(matrix, deepest)
         ranked_gains = _gains_of(self.gain_matrix.reshape(-1)[places[:, :deepest]], self.gain_table)
-        if len(rows) and self.policies.ties == "average":
+        if len(rows) and self.plan.ties == "average":
             gains = _gains_of(self.gain_matrix[rows], self.gain_table)
             ranked_gains[rows] = _tie_averaged_gains(matrix[rows], gains)[:, :deepest]
         dcg = _depth_dcgs(ranked_gains, self.discounts, self.depths, self.width)
-        if len(rows) and self.policies.ties not in ("input", "average"):
+        if len(rows) and self.plan.ties not in ("input", "average"):
             exact = self._engine(_group_rows(self.grades, self.offsets, rows, scores))
             for k in self.depths:
                 dcg[k][rows] = exact[k].dcg
@@ -386,7 +377,7 @@ class QueryGroups:
 
     def ndcg(self, scores: np.ndarray) -> dict:
         "`{k: (per-group NDCG, mask of groups whose IDCG <= 0)}` for one round of scores."
-        p = self.policies
+        p = self.plan
         if not self.one_ranking:
             by_depth = self._engine(Batch(self.grades, self.offsets, scores=scores))
             return {k: ndcg_ratio(s.dcg - s.low, s.high - s.low, p.zero_idcg) for k, s in by_depth.items()}
@@ -395,7 +386,7 @@ class QueryGroups:
 
     def mean(self, per_group: np.ndarray, undefined: np.ndarray) -> float:
         "The mean over groups (weighted by group weights if any), as `ndcg_dataset` counts groups with IDCG <= 0."
-        return _group_mean(per_group, undefined, self.weights, self.undefined_weight, self.policies.zero_idcg in SKIPPED_ZERO_IDCG)
+        return _group_mean(per_group, undefined, self.weights, self.undefined_weight, self.plan.zero_idcg in SKIPPED_ZERO_IDCG)
 
 # %% ../../nbs/62_training.ipynb #3c4d5e01
 def _checked_scores(scores, groups: QueryGroups) -> np.ndarray:
@@ -403,7 +394,7 @@ def _checked_scores(scores, groups: QueryGroups) -> np.ndarray:
     if scores.ndim != 1 or len(scores) != groups.size:
         raise InputError(f"got scores of shape {scores.shape} for {groups.size} labels; give one score per "
                          "document (a ranking model's raw output)")
-    scores = groups.policies.scores(scores.astype(float, copy=False))
+    scores = groups.plan.scores(scores.astype(float, copy=False))
     if not all_finite(scores):
         at = int(np.flatnonzero(~np.isfinite(scores))[0])
         group = int(np.searchsorted(groups.offsets, at, side="right") - 1)
@@ -417,7 +408,7 @@ class NdcgMetric:
 
     def __init__(self, depths=10, *, preset=None, name: str = "ndcg_nb", **policies):
         self.depths = _depths(depths)
-        self.policies = training_policies(preset, **policies)
+        self.plan = training_plan(preset, **policies)
         self.name = name
         self._cache: dict[int, tuple] = {}
 
@@ -445,13 +436,13 @@ class NdcgMetric:
     def evaluate(self, labels, scores, group_sizes, *, group_weights=None) -> dict:
         "`{name@k: NDCG}` of `scores` against `labels` cut into groups by `group_sizes`."
         labels = as_array(labels, "labels")
-        groups = QueryGroups(labels, _group_offsets(group_sizes, labels.size), self.policies, self.depths,
+        groups = QueryGroups(labels, _group_offsets(group_sizes, labels.size), self.plan, self.depths,
                              group_weights)
         return dict(zip(self.names(), self._values(groups, scores)))
 
     def __repr__(self):
-        choices = {"gain": self.policies.gain.label, "ties": self.policies.ties, "truncation": self.policies.truncation.label}
-        return f"{type(self).__name__}({', '.join(map(repr, self.depths))}, preset={self.policies.preset!r}, {choices})"
+        choices = {"gain": self.plan.gain.label, "ties": self.plan.ties, "truncation": self.plan.truncation.label}
+        return f"{type(self).__name__}({', '.join(map(repr, self.depths))}, preset={self.plan.preset!r}, {choices})"
 
 # %% ../../nbs/62_training.ipynb #f0a5dbbf
 def _lightgbm_group_weights(weights, offsets: np.ndarray):
@@ -485,7 +476,7 @@ class LightGBMMetric(NdcgMetric):
             raise UsageError("the dataset has no query groups: NDCG is computed per query, so give group= "
                              "to lightgbm.Dataset or LGBMRanker.fit")
         offsets = np.asarray(group, dtype=np.int64) if boundaries else _group_offsets(np.asarray(group), labels.size)
-        groups = QueryGroups(labels, offsets, self.policies, self.depths, _lightgbm_group_weights(weight, offsets))
+        groups = QueryGroups(labels, offsets, self.plan, self.depths, _lightgbm_group_weights(weight, offsets))
         groups.undefined_weight = 1.0
         return groups
 
@@ -522,7 +513,7 @@ class XGBoostMetric(NdcgMetric):
             raise UsageError("the DMatrix has no query groups: NDCG is computed per query, so give qid= (or group=) "
                              "to xgboost.DMatrix")
         weights = dmatrix.get_weight()
-        groups = QueryGroups(labels, offsets, self.policies, self.depths, weights if len(weights) else None)
+        groups = QueryGroups(labels, offsets, self.plan, self.depths, weights if len(weights) else None)
         groups.undefined_weight = 1.0
         return groups
 
@@ -572,7 +563,7 @@ class CatBoostMetric(NdcgMetric):
             raise UsageError(f"CatBoost scored a dataset of {labels.size} documents, but catboost_ndcg has group ids "
                              f"for datasets of {sorted(self.offsets)}: give group_id=[learn ids, eval ids]")
         weights = None if weight is None else as_array(weight, "weight").reshape(-1)[offsets[:-1]]
-        groups = QueryGroups(labels, offsets, self.policies, self.depths, weights)
+        groups = QueryGroups(labels, offsets, self.plan, self.depths, weights)
         total = float(len(offsets) - 1 if weights is None else weights.sum())
         return self._values(groups, as_array(approxes[0], "approxes"))[0] * total, total
 
