@@ -264,15 +264,14 @@ def _evaluation_text(result, args) -> str:
 # %% ../nbs/71_cli.ipynb #4a9ec7dc
 _API_ADVICE = re.compile(r" \(or pass ir_measures\.[^)]*\), or set missing_queries='zero'$")   # Python's words
 
-def _print_notes(result, measures: list, args):
-    "The notes an ir_measures user needs (`evaluation.measure_notes`), one line each on standard error, unless --quiet."
+def _print_notes(result, args):
+    "The notes an evaluation carries for its reader (an ir_measures user's, say), one line each on standard error, unless --quiet."
     from ndcg_nb.analysis.comparison import RunsEvaluation
-    from ndcg_nb.evaluation import measure_notes
     if args.quiet:
         return
     several = result.evaluations if isinstance(result, RunsEvaluation) else {None: result}
     for run, evaluation in several.items():
-        for note in measure_notes(evaluation, measures):
+        for note in evaluation.notes:
             note = _API_ADVICE.sub(", or add -c", note)             # the command line's
             print(f"ndcg-nb: note: {'' if run is None else f'run {run}: '}{note}", file=sys.stderr)
 
@@ -289,7 +288,7 @@ def _eval(args) -> str:
         runs = args.run if len(args.run) > 1 else args.run[0]
         result = evaluate(args.qrels, runs, measures, preset=args.preset, progress=False if args.quiet else None,
                           **overrides)
-    _print_notes(result, measures, args)
+    _print_notes(result, args)
     return _evaluation_text(result, args)
 
 # %% ../nbs/71_cli.ipynb #6c1ae9fe

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .analysis.comparison import evaluate_runs, is_run_collection
 from .errors import UsageError
-from .engine.evaluator import Evaluator
+from .engine.evaluator import Evaluator, measure_notes
 from .engine.judgments import Judgments
 from .engine.measures import TREC_CUTOFFS, Measure, parse_measure, parse_measures   # importable from here as in 0.4
 from .engine.plan import Plan, resolve_convention
@@ -64,7 +64,8 @@ def _on_engine(engine: str, qrels, run, measures, *, bounds: bool, **options) ->
         raise UsageError(f"{engine} DataFrames are evaluated one run at a time, without bounds")
     from ndcg_nb.integrations import distributed        # imported only for Dask or Spark frames
     on_engine = distributed.evaluate if engine == "Dask" else distributed.evaluate_spark
-    return on_engine(qrels, run, measures, **options)
+    result = on_engine(qrels, run, measures, **options)
+    return result.with_notes(measure_notes(result, measures))
 
 # %% ../nbs/70_evaluation.ipynb #e76a4957
 def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", progress=None, qrels_duplicates: str = "error",
