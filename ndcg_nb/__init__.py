@@ -11,7 +11,8 @@ _METRICS = {"metrics.core": ["cg", "dcg", "idcg", "ndcg", "ndcg_dataset", "Datas
             "analysis.explanation": ["explain"], "metrics.precision": ["average_precision", "precision_at_k"]}
 
 # %% ../nbs/99_package.ipynb #02062246
-_RUNS = {"evaluation": ["evaluate"], "presets": ["Convention"], "engine.runs": ["read_qrels", "read_run"],
+_RUNS = {"evaluation": ["evaluate"], "engine.evaluator": ["Evaluator"], "presets": ["Convention"],
+         "engine.runs": ["read_qrels", "read_run"],
          "analysis.comparison": ["compare", "evaluate_runs"], "analysis.preset_differences": ["explain_presets"],
          "analysis.value_bounds": ["bounds"]}
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from .analysis.comparison import evaluate_runs, is_run_collection
 from .errors import UsageError
 from .engine.evaluator import Evaluator, measure_notes
-from .engine.judgments import Judgments
+from .engine.judgments import Judgments, read_judgments
 from .engine.measures import TREC_CUTOFFS, Measure, parse_measure, parse_measures   # importable from here as in 0.4
 from .engine.plan import Plan, resolve_convention
 from .engine.runs import as_qrels, as_qrels_and_run, as_run, is_records
@@ -53,8 +53,12 @@ def _evaluated_once(qrels, run, measures, preset, overrides: dict, *, query_weig
     plan = Plan.make(measures, preset, **overrides)
     if no_common_query not in ("error", "score"):
         raise UsageError(f"no_common_query must be 'error' or 'score', not {no_common_query!r}")
-    qrels, run = as_qrels_and_run(qrels, run, duplicates=qrels_duplicates)
-    evaluator = Evaluator.of(plan, Judgments.of(qrels), query_weights=query_weights, measures=measures)
+    if isinstance(qrels, (str, Path)) and isinstance(run, (str, Path)):      # two files: one list of document ids
+        qrels, run = as_qrels_and_run(qrels, run, duplicates=qrels_duplicates)
+        judgments = Judgments.of(qrels)
+    else:
+        judgments = read_judgments(qrels, qrels_duplicates)
+    evaluator = Evaluator.of(plan, judgments, query_weights=query_weights, measures=measures)
     return evaluator.evaluate(run, progress=progress, no_common_query=no_common_query)
 
 # %% ../nbs/70_evaluation.ipynb #ev1a0003

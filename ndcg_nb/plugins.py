@@ -27,8 +27,8 @@ from .presets import parse_flag   # the one yes-or-no reader; importable from he
 
 # %% auto #0
 __all__ = ['KINDS', 'ENTRY_POINT_GROUP', 'BUILTINS', 'BUILTIN_PRESETS', 'NDCG_NB_PLUGINS', 'LOAD_PLUGINS_VARIABLE', 'Policy',
-           'group_declared', 'plugin_manager', 'register_plugin', 'unregister_plugin', 'policies_of', 'list_plugins',
-           'load_plugins', 'parse_value', 'parse_policy_spec', 'BoundPolicy', 'resolve_policy']
+           'group_declared', 'plugin_manager', 'register_plugin', 'unregister_plugin', 'policies_of', 'plugin_state',
+           'list_plugins', 'load_plugins', 'parse_value', 'parse_policy_spec', 'BoundPolicy', 'resolve_policy']
 
 # %% ../nbs/22_plugins.ipynb #7585e111
 KINDS = ("gain", "discount", "truncation", "normalization", "preset", "measure")
@@ -543,6 +543,10 @@ def policies_of(kind: str) -> dict[str, Policy]:
     if kind not in KINDS:
         raise UsageError(f"unknown policy kind {kind!r}; the kinds are {', '.join(KINDS)}")
     return dict(_current_registry().policies[kind])
+
+def plugin_state() -> object:
+    "An object that stays the same until the installed plugins change: what a plan bound to them is valid for."
+    return _current_registry()
 
 # %% ../nbs/22_plugins.ipynb #e6b9bee5
 def list_plugins() -> list[dict[str, Any]]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from .judgments import Judgments
+from .judgments import Judgments, match_dict_run, match_run, read_judgments
 from .measures import ir_measures_hint, parse_measure
 from .plan import Plan
 from .runs import as_qrels, as_run
@@ -26,7 +26,7 @@ class Evaluator:
         (any `Convention` field), and check `query_weights` (query id -> weight, for a weighted mean)."""
         plan = Plan.make(measures, preset, **overrides)
         weights = query_weight_table(query_weights, plan)
-        self._hold(plan, Judgments.of(as_qrels(qrels, duplicates=qrels_duplicates)), weights, measures)
+        self._hold(plan, read_judgments(qrels, qrels_duplicates), weights, measures)
 
     @classmethod
     def of(cls, plan: Plan, judgments: Judgments, *, query_weights=None, measures=None) -> "Evaluator":
@@ -63,7 +63,8 @@ def _evaluate(self, run, *, progress=None, no_common_query: str = "error") -> Ev
     `no_common_query='score'`: then every judged query is missing from the run (what one shard of a larger run can be)."""
     if no_common_query not in ("error", "score"):
         raise UsageError(f"no_common_query must be 'error' or 'score', not {no_common_query!r}")
-    result = score_run(self.plan, self.judgments, as_run(run), progress=progress, no_common_query=no_common_query,
+    matched = match_dict_run(run, self.judgments) or match_run(as_run(run), self.judgments)
+    result = score_run(self.plan, self.judgments, matched, progress=progress, no_common_query=no_common_query,
                        weights=self.weights)
     notes = measure_notes(result, self.measures)
     return result.with_notes(notes) if notes else result

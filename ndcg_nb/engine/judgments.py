@@ -5,24 +5,28 @@
 # %% ../../nbs/43_judgments.ipynb #2dd8d036
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..metrics.batch import Batch
+from ..metrics.batch import Batch, all_finite
 from ..plugins import BoundPolicy
 from ..errors import UsageError
+from .runs import as_qrels, check_duplicates_rule
 from ..metrics.core import numpy_argsort_order
 from ..presets import CONVENTION_CHOICES, Convention
 from .plan import RANKING_FIELDS, apply_grade_rules
 from ..metrics.segments import offsets_from_lengths, tie_runs
 
 # %% auto #0
-__all__ = ['POOL_FIELDS', 'id_codes', 'id_positions', 'judged_queries', 'Judgments', 'JoinedRun', 'join_run', 'rank_order',
-           'ranked_batch', 'pool_order', 'judged_pool', 'policy_context', 'no_common_query_message']
+__all__ = ['POOL_FIELDS', 'id_codes', 'id_positions', 'judged_queries', 'Judgments', 'read_judgments', 'MatchedRun', 'JoinedRun',
+           'match_run', 'join_run', 'match_dict_run', 'rank_order', 'ranked_batch', 'pool_order', 'judged_pool',
+           'policy_context', 'no_common_query_message']
 
 # %% ../../nbs/43_judgments.ipynb #3c51ad4e
 def id_codes(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
@@ -90,31 +94,108 @@ def judged_queries(qrels: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(names[used[order]], dtype=object), position[codes]
 
 # %% ../../nbs/43_judgments.ipynb #jd0a0002
-@dataclass
+@dataclass(eq=False)
 class Judgments:
-    "The qrels read once: the judged queries in order, each line's query and document codes, the pools read so far."
-    qrels: pd.DataFrame
-    queries: np.ndarray        # the judged query ids, sorted
-    qrels_query: np.ndarray    # each qrels line's index into `queries`
-    doc: np.ndarray            # each qrels line's document, as a code into `doc_names`
-    doc_names: pd.Index
+    "The qrels read once: the judged queries in order, each line's query, grade and document, the pools read so far."
+    queries: np.ndarray                   # the judged query ids, sorted
+    qrels_query: np.ndarray               # each qrels line's index into `queries`
+    relevance: np.ndarray                 # each qrels line's grade, as read
+    doc_ids: list | None = None           # each qrels line's document id (judgments given as dicts)
+    frame: pd.DataFrame | None = None     # the qrels as `as_qrels` read them (judgments read from a frame or file)
     pools: dict = field(default_factory=dict, repr=False)   # what the pool depends on -> the pool
 
     @classmethod
     def of(cls, qrels: pd.DataFrame) -> "Judgments":
         "The judgments of `qrels` as `as_qrels` gives them."
         queries, qrels_query = judged_queries(qrels)
-        doc, doc_names = id_codes(qrels["doc"])
-        return cls(qrels, queries, qrels_query, doc, doc_names)
+        return cls(queries, qrels_query, qrels["relevance"].to_numpy(dtype=float), frame=qrels)
 
-    def pool(self, convention: Convention) -> Batch:
-        "The ideal's pool under `convention` (see `judged_pool`), read once per distinct reading of the grades."
-        key = tuple(getattr(convention, name) for name in POOL_FIELDS)
-        if key not in self.pools:
-            self.pools[key] = judged_pool(self, convention)
-        return self.pools[key]
+    @cached_property
+    def _doc_codes(self) -> tuple[np.ndarray, pd.Index]:
+        return id_codes(self.frame["doc"]) if self.frame is not None else id_codes(pd.Series(self.doc_ids, dtype=object))
+
+    doc = property(lambda self: self._doc_codes[0], doc="Each qrels line's document, as a code into `doc_names`.")
+    doc_names = property(lambda self: self._doc_codes[1], doc="The distinct judged document ids.")
+
+# %% ../../nbs/43_judgments.ipynb #jd0a0004
+def _qrels_frame(self) -> pd.DataFrame:
+    "The qrels as a frame (`query, doc, relevance, line`), as read, or made from the dicts they were given as."
+    if self.frame is not None:
+        return self.frame
+    return pd.DataFrame({"query": pd.Categorical.from_codes(self.qrels_query, self.queries), "doc": self.doc_ids,
+                         "relevance": self.relevance, "line": np.arange(len(self.relevance))})
+
+def _line_of(self) -> dict:
+    "For each judged query id, a dict of its documents' ids to their qrels lines (made for the first run given as dicts)."
+    order = np.argsort(self.qrels_query, kind="stable")       # each query's lines together, in file order
+    starts = np.searchsorted(self.qrels_query[order], np.arange(len(self.queries) + 1))
+    names = self.doc_ids if self.doc_ids is not None else list(_as_names(self.doc_names)[self.doc])
+    return {query: {names[line]: line for line in order[a:b].tolist()}
+            for query, a, b in zip(self.queries.tolist(), starts[:-1].tolist(), starts[1:].tolist())}
+
+def _pool(self, convention: Convention) -> Batch:
+    "The ideal's pool under `convention` (see `judged_pool`), read once per distinct reading of the grades."
+    key = tuple(getattr(convention, name) for name in POOL_FIELDS)
+    if key not in self.pools:
+        self.pools[key] = judged_pool(self, convention)
+    return self.pools[key]
+
+def _query_at(self) -> dict:
+    "Each judged query id's index into `queries`."
+    return {query: i for i, query in enumerate(self.queries.tolist())}
+
+for _name, _made in (("qrels", _qrels_frame), ("line_of", _line_of), ("query_at", _query_at)):
+    setattr(Judgments, _name, cached_property(_made))
+    getattr(Judgments, _name).__set_name__(Judgments, _name)
+Judgments.pool = _pool
+
+# %% ../../nbs/43_judgments.ipynb #jd1a0002
+def _text_keys(keys) -> bool:
+    "Whether every key is a `str` (other ids are read by `as_qrels` and `as_run`, which make text of them)."
+    return set(map(type, keys)) <= {str}
+
+def _dict_lines(nested: dict) -> tuple | None:
+    "The query ids, each line's document id and value, and each query's number of lines of `{query: {doc: value}}`."
+    queries, inner = list(nested), list(nested.values())
+    if not all(type(docs) is dict for docs in inner) or not _text_keys(queries):
+        return None
+    docs = list(itertools.chain.from_iterable(inner))
+    if not _text_keys(docs):
+        return None
+    try:
+        values = np.fromiter(itertools.chain.from_iterable(map(dict.values, inner)), dtype=float, count=len(docs))
+    except (TypeError, ValueError):
+        return None
+    lengths = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
+    return (queries, docs, values, lengths) if all_finite(values) else None
+
+# %% ../../nbs/43_judgments.ipynb #jd1a0004
+def read_judgments(qrels, duplicates: str = "error") -> Judgments:
+    "The judgments of qrels in any form `as_qrels` reads; nested dicts of text ids and numbers straight from the dicts."
+    check_duplicates_rule(duplicates)
+    read = _dict_lines(qrels) if type(qrels) is dict else None
+    if read is None or not len(read[1]):
+        return Judgments.of(as_qrels(qrels, duplicates=duplicates))
+    queries, docs, relevance, lengths = read
+    judged = np.asarray([query for query, n in zip(queries, lengths) if n], dtype=object)
+    order = np.argsort(judged, kind="stable")       # str order, which is UTF-8's byte order, as `judged_queries` sorts
+    position = np.empty(len(judged), dtype=np.int64)
+    position[order] = np.arange(len(judged))
+    return Judgments(judged[order], np.repeat(position, lengths[lengths > 0]), relevance, doc_ids=docs)
 
 # %% ../../nbs/43_judgments.ipynb #e89a9b7f
+@dataclass
+class MatchedRun:
+    "A run's lines of judged queries, each with the qrels line judging it (-1 if none), before a convention reads them."
+    query: np.ndarray          # each line's judged query, as an index into the judgments' queries
+    doc: np.ndarray            # each line's document, as a code into `doc_names`
+    doc_names: pd.Index
+    score: np.ndarray
+    found: np.ndarray          # the qrels line judging each line, -1 for an unjudged one
+    in_run: np.ndarray         # whether each judged query is in the run
+    run_queries: np.ndarray    # the run's distinct query ids, as text
+    tag: str = ""
+
 @dataclass
 class JoinedRun:
     "The run's lines for judged queries, with query index (into `queries`), score, grade and judged flag."
@@ -155,30 +236,62 @@ def _without_dropped(joined: "JoinedRun", dropped: np.ndarray | None) -> "Joined
     return JoinedRun(joined.query[keep], joined.doc[keep], joined.doc_names, joined.score[keep], joined.grade[keep],
                      joined.judged[keep], joined.in_run)
 
+# %% ../../nbs/43_judgments.ipynb #mr0a0001
+def _distinct_ids(column: pd.Series) -> np.ndarray:
+    "The distinct ids of a column that occur in it, as text."
+    codes, names = id_codes(column)
+    return np.asarray(_as_names(pd.Index(names[np.bincount(codes, minlength=len(names)) > 0])), dtype=object)
+
 # %% ../../nbs/43_judgments.ipynb #b8f52fdd
 def _judged_rows(values: np.ndarray, keep: np.ndarray | None) -> np.ndarray:
     "`values` of the run lines whose query is judged (`keep`; None: every line, and no copy)."
     return values if keep is None else values[keep]
 
-def join_run(run: pd.DataFrame, judgments: Judgments, convention: Convention) -> JoinedRun:
-    "Attach to each run line the judgment of its (query, document), by integer keys, read by the convention's grade rules."
+def match_run(run: pd.DataFrame, judgments: Judgments) -> MatchedRun:
+    "The qrels line judging each run line's (query, document), found by integer keys."
     query, in_run = _query_index(run, judgments.queries)
     keep = None if (query >= 0).all() else query >= 0
     query = _judged_rows(query, keep)
     run_doc, run_doc_names = id_codes(run["doc"])
     run_doc = _judged_rows(run_doc, keep)
     found = _qrels_line(query, run_doc_names, run_doc, judgments)
-    relevance = judgments.qrels["relevance"].to_numpy(dtype=float)
-    judged = found >= 0
-    grade = np.where(judged, relevance[np.maximum(found, 0)], 0.0)
+    score = _judged_rows(run["score"].to_numpy(dtype=float), keep)
+    return MatchedRun(query, run_doc, _as_names(run_doc_names), score, found, in_run, _distinct_ids(run["query"]),
+                      run.attrs.get("tag", ""))
+
+# %% ../../nbs/43_judgments.ipynb #mr0a0002
+def join_run(run, judgments: Judgments, convention: Convention) -> JoinedRun:
+    "The run's lines (a `MatchedRun`, or a run as `as_run` reads it) with their grades, read by the convention's grade rules."
+    matched = run if isinstance(run, MatchedRun) else match_run(run, judgments)
+    relevance = judgments.relevance
+    judged = matched.found >= 0
+    grade = np.where(judged, relevance[np.maximum(matched.found, 0)], 0.0)
     grade, dropped = apply_grade_rules(grade, convention, judged=judged)
     if dropped is not None:
         judged &= ~dropped
-    score = _judged_rows(run["score"].to_numpy(dtype=float), keep)
-    if convention.float32_scores:
-        score = score.astype(np.float32).astype(float)
-    joined = JoinedRun(query, run_doc, _as_names(run_doc_names), score, grade, judged, in_run)
+    score = matched.score.astype(np.float32).astype(float) if convention.float32_scores else matched.score
+    joined = JoinedRun(matched.query, matched.doc, matched.doc_names, score, grade, judged, matched.in_run)
     return _without_dropped(joined, dropped) if convention.negative == "drop" else joined
+
+# %% ../../nbs/43_judgments.ipynb #md0a0002
+def match_dict_run(run: dict, judgments: Judgments) -> MatchedRun | None:
+    "A run given as `{query: {doc: score}}` matched straight from its dicts; None where `as_run` must read it."
+    read = _dict_lines(run) if type(run) is dict else None
+    if read is None or not len(read[1]):
+        return None
+    queries, docs, score, lengths = read
+    line_of = judgments.line_of
+    index = np.fromiter(map(judgments.query_at.get, queries, itertools.repeat(-1)), dtype=np.int64, count=len(queries))
+    judged = [i for i, at in enumerate(index.tolist()) if at >= 0]
+    run_docs = list(run.values())
+    found = np.fromiter(itertools.chain.from_iterable(map(line_of[queries[i]].get, run_docs[i], itertools.repeat(-1))
+                                                      for i in judged), dtype=np.int64)
+    keep = np.repeat(index >= 0, lengths)
+    query = np.repeat(index, lengths)[keep]
+    doc_names = np.asarray(docs, dtype=object)[keep]
+    ran = np.asarray([query for query, n in zip(queries, lengths.tolist()) if n], dtype=object)
+    return MatchedRun(query, np.arange(len(query)), doc_names, score[keep], found,
+                      np.bincount(query, minlength=len(judgments.queries)) > 0, ran)
 
 # %% ../../nbs/43_judgments.ipynb #9ea9fc63
 def _query_score_order(query: np.ndarray, score: np.ndarray) -> np.ndarray:
@@ -268,7 +381,7 @@ def pool_order(qrels_query: np.ndarray) -> np.ndarray:
 
 def judged_pool(judgments: Judgments, convention: Convention) -> Batch:
     "The judged grades of every query, the ideal's pool, in `pool_order` (the negative rule only for an ideal that keeps them)."
-    grades, _ = apply_grade_rules(judgments.qrels["relevance"].to_numpy(dtype=float), convention,
+    grades, _ = apply_grade_rules(judgments.relevance, convention,
                                   negative=convention.ideal_negatives == "keep", pool=True)
     order = pool_order(judgments.qrels_query)
     return Batch.from_lengths(grades[order], np.bincount(judgments.qrels_query, minlength=len(judgments.queries)))
@@ -285,12 +398,11 @@ def policy_context(truncation: BoundPolicy, joined: JoinedRun, rows: np.ndarray,
             {"doc_ids": judged_ids})
 
 # %% ../../nbs/43_judgments.ipynb #7cd1fbad
-def no_common_query_message(run: pd.DataFrame, queries: np.ndarray) -> str:
-    "The message for a run that shares no query with its qrels, with a few ids from each side."
+def no_common_query_message(run_queries, queries: np.ndarray) -> str:
+    "The message for a run that shares no query with its qrels, with a few ids from each side (`run_queries`: the run's)."
     def some(ids) -> str:
         ids = list(ids)
         return ", ".join(repr(str(i)) for i in ids[:5]) + (", ..." if len(ids) > 5 else "")
-    run_ids = id_codes(run["query"])[1]
-    return (f"no query of the run is in the qrels, so there is nothing to score: the run has {len(run_ids)} "
-            f"queries ({some(run_ids)}), the qrels {len(queries)} ({some(queries)}). Are the query ids written "
+    return (f"no query of the run is in the qrels, so there is nothing to score: the run has {len(run_queries)} "
+            f"queries ({some(run_queries)}), the qrels {len(queries)} ({some(queries)}). Are the query ids written "
             "the same way (e.g. '7' and '7.0')?")

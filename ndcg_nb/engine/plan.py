@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..plugins import BoundPolicy, resolve_policy
+from ..plugins import BoundPolicy, plugin_state, resolve_policy
 from ..errors import InputError, PluginError, UsageError
 from ..presets import Convention
 from ..metrics.core import ListPolicies, aggregate
@@ -19,8 +19,8 @@ from ..metrics.segments import positions_in_lists, segment_sum
 from .measures import Measure, parse_measures
 
 # %% auto #0
-__all__ = ['POLICY_FIELDS', 'RANKING_FIELDS', 'BoundConvention', 'resolve_convention', 'bind_convention', 'apply_grade_rules',
-           'run_only_scored', 'query_facts', 'apply_query_rules', 'PlannedMeasure', 'Plan']
+__all__ = ['POLICY_FIELDS', 'RANKING_FIELDS', 'MADE_PLANS', 'BoundConvention', 'resolve_convention', 'bind_convention',
+           'apply_grade_rules', 'run_only_scored', 'query_facts', 'apply_query_rules', 'PlannedMeasure', 'Plan']
 
 # %% ../../nbs/42_plan.ipynb #7159a297
 def _preset_convention(preset) -> Convention:
@@ -193,6 +193,19 @@ def _planned(measure: Measure, convention: BoundConvention) -> PlannedMeasure:
         policies = dataclasses.replace(policies, gain=_gain_table(measure.gains))
     return PlannedMeasure(measure, convention, policies)
 
+# %% ../../nbs/42_plan.ipynb #pc0a0001
+MADE_PLANS = 64           # the plans kept for a request made again, the oldest dropped first
+_MADE: dict = {}          # request -> (the plugins' state it was made under, the plan)
+
+def _request_key(measures, preset, overrides: dict):
+    "What a plan is asked for by, if it can key a dict (a list of measures as a tuple); None if it cannot."
+    key = (tuple(measures) if isinstance(measures, list) else measures, preset, tuple(sorted(overrides.items())))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
 # %% ../../nbs/42_plan.ipynb #pl0a0006
 @dataclass(frozen=True)
 class Plan:
@@ -203,6 +216,18 @@ class Plan:
     @classmethod
     def make(cls, measures=("ndcg",), preset="trec_eval", **overrides) -> "Plan":
         "The plan of `measures` (names, or ir_measures objects) under `preset` with `overrides` (any `Convention` field)."
+        key = _request_key(measures, preset, overrides)
+        made = _MADE.get(key) if key is not None else None
+        if made is not None and made[0] is plugin_state():
+            return made[1]
+        plan = cls._made(measures, preset, overrides)
+        if key is not None:
+            _MADE.pop(next(iter(_MADE))) if len(_MADE) >= MADE_PLANS else None
+            _MADE[key] = (plugin_state(), plan)
+        return plan
+
+    @classmethod
+    def _made(cls, measures, preset, overrides: dict) -> "Plan":
         wanted = parse_measures(measures)
         convention = bind_convention(preset, **overrides)
         bound = {(): convention}

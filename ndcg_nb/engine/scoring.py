@@ -19,7 +19,8 @@ import pyarrow as pa
 
 from ..metrics.core import ListsToScore, Scores, aggregate, ndcg_ratio, score_depths, summary_html, summary_text
 from ..errors import InputError, UsageError
-from .judgments import Judgments, id_codes, id_positions, join_run, no_common_query_message, policy_context, ranked_batch
+from .judgments import (Judgments, MatchedRun, id_positions, join_run, match_run, no_common_query_message,
+                                     policy_context, ranked_batch)
 from .measures import parse_measure
 from ..metrics.trec_measures import averaged_ndcg
 from ..policies import retrieved_normalization
@@ -43,9 +44,10 @@ def _records(frame: pd.DataFrame) -> list[dict]:
 # %% ../../nbs/44_scoring.ipynb #1e67251f
 class Evaluation:
     "Per-query and aggregate NDCG values, the convention that made them, what happened to odd queries, and notes."
-    def __init__(self, per_query, aggregate, convention: Convention, run_tag: str = "", notes=()):
-        "`per_query` and `aggregate`: DataFrames, or functions of no argument that make them when first read."
-        self._per_query, self._aggregate = per_query, aggregate
+    def __init__(self, per_query, aggregate, convention: Convention, run_tag: str = "", notes=(), means=None):
+        """`per_query` and `aggregate`: DataFrames, or functions of no argument that make them when first read;
+        `means`: each measure's aggregate value by name, which `value` reads without making the table."""
+        self._per_query, self._aggregate, self._means = per_query, aggregate, means
         self.convention, self.run_tag, self.notes = convention, run_tag, tuple(notes)
 
     @property
@@ -62,12 +64,15 @@ class Evaluation:
 
     def with_notes(self, notes) -> "Evaluation":
         "The same evaluation with `notes` added to its own."
-        return Evaluation(self._per_query, self._aggregate, self.convention, self.run_tag, (*self.notes, *notes))
+        return Evaluation(self._per_query, self._aggregate, self.convention, self.run_tag, (*self.notes, *notes),
+                          self._means)
 
 # %% ../../nbs/44_scoring.ipynb #ev0a0001
 def _value(self, measure: str, query: str = "all") -> float:
     "One number: a measure for a query, or its aggregate (`query='all'`)."
     name = parse_measure(measure)[0].name
+    if query == "all" and self._means is not None and name in self._means:
+        return float(self._means[name])
     if query == "all":
         rows = self.aggregate[self.aggregate.measure == name]
     else:
@@ -168,7 +173,7 @@ class _Progress:
 # %% ../../nbs/44_scoring.ipynb #e3d83850
 class _Rankings:
     "The joined lines and ranked batch of each distinct ranking, made once for the conventions that rank alike."
-    def __init__(self, run: pd.DataFrame, judgments: Judgments, no_common_query: str):
+    def __init__(self, run: MatchedRun, judgments: Judgments, no_common_query: str):
         self.run, self.judgments, self.no_common_query, self.made = run, judgments, no_common_query, {}
 
     def __call__(self, conv: Convention) -> tuple:
@@ -177,7 +182,7 @@ class _Rankings:
         if key not in self.made:
             joined = join_run(self.run, self.judgments, conv)
             if self.no_common_query == "error" and not joined.in_run.any():
-                raise InputError(no_common_query_message(self.run, self.judgments.queries))
+                raise InputError(no_common_query_message(self.run.run_queries, self.judgments.queries))
             self.made[key] = (joined, *ranked_batch(joined, len(self.judgments.queries), conv))
         return self.made[key]
 
@@ -330,16 +335,20 @@ def query_weight_table(query_weights, plan: Plan) -> dict | None:
     return table
 
 # %% ../../nbs/44_scoring.ipynb #6fb9c0d5
-def _run_only_queries(run: pd.DataFrame, queries: np.ndarray) -> np.ndarray:
-    "The run's query ids that are not among the judged `queries`, sorted; matched by codes and arrow, not a Python set."
-    codes, names = id_codes(run["query"])
-    names = pd.Index(names[np.bincount(codes, minlength=len(names)) > 0]).astype(str)
-    return np.asarray(sorted(names[id_positions(names, pd.Index(queries)) < 0]), dtype=object)
+def _run_only_queries(run: MatchedRun, judgments: Judgments) -> np.ndarray:
+    "The run's query ids that are not among the judged queries, sorted (looked up in Python for a few, by arrow for many)."
+    if len(run.run_queries) <= 10_000:
+        names = [query for query in run.run_queries.tolist() if query not in judgments.query_at]
+    else:
+        names = pd.Index(run.run_queries)
+        names = names[id_positions(names, pd.Index(judgments.queries)) < 0]
+    return np.asarray(sorted(names), dtype=object)
 
 # %% ../../nbs/44_scoring.ipynb #468b9912
-def score_run(plan: Plan, judgments: Judgments, run: pd.DataFrame, *, progress=None, no_common_query: str = "error",
+def score_run(plan: Plan, judgments: Judgments, run, *, progress=None, no_common_query: str = "error",
               weights: dict | None = None) -> Evaluation:
-    """NDCG of one `run` (as `as_run` reads it) against `judgments` for each measure of `plan`. A run that shares no
+    """NDCG of one `run` (matched to the judgments, or as `as_run` reads it) against `judgments` for each measure of
+    `plan`. A run that shares no
     query with the judgments is an error, unless `no_common_query='score'`: then every judged query is missing from
     the run (what one shard of a larger run can be). `weights` (`query_weight_table`'s) make the aggregate a
     weighted mean."""
@@ -347,9 +356,10 @@ def score_run(plan: Plan, judgments: Judgments, run: pd.DataFrame, *, progress=N
         raise UsageError(f"no_common_query must be 'error' or 'score', not {no_common_query!r}")
     bar = _Progress(len(plan.measures) + 2, progress)
     bar.step("read")
+    run = run if isinstance(run, MatchedRun) else match_run(run, judgments)
     rankings = _Rankings(run, judgments, no_common_query)
     rankings(plan.convention.convention)
-    run_only = _run_only_queries(run, judgments.queries)
+    run_only = _run_only_queries(run, judgments)
     bar.step("ranked")
     scores = {key: _score_group(rankings, planned, depths) for key, (planned, depths) in _depth_groups(plan).items()}
     measures, summary = [], []
@@ -365,4 +375,4 @@ def score_run(plan: Plan, judgments: Judgments, run: pd.DataFrame, *, progress=N
         summary.append(row)
         bar.step(planned.name)
     return Evaluation(lambda: _per_query_frame(measures, judgments.queries), lambda: pd.DataFrame(summary),
-                      plan.convention.convention, run.attrs.get("tag", ""))
+                      plan.convention.convention, run.tag, means={row["measure"]: row["value"] for row in summary})

@@ -342,7 +342,7 @@ def _no_common_query(query_ids) -> InputError:
     """The in-memory engine's error for a run that shares no query with its qrels; `query_ids()` gives the run's and
     the qrels' distinct query ids (asked for only then, since it reads the inputs again)."""
     run_ids, qrels_ids = query_ids()
-    return InputError(no_common_query_message(pd.DataFrame({"query": np.sort(np.asarray(run_ids, dtype=object))}),
+    return InputError(no_common_query_message(np.sort(np.asarray(run_ids, dtype=object)),
                                               np.sort(np.asarray(qrels_ids, dtype=object))))
 
 # %% ../../nbs/61_distributed.ipynb #cb3ee8f2
