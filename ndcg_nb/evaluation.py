@@ -46,21 +46,6 @@ def _read_named(qrels, run, qrels_duplicates: str, query, doc, relevance, score)
         return qrels, ({k: one(v) for k, v in run.items()} if isinstance(run, dict) else [one(v) for v in run])
     return qrels, one(run)
 
-# %% ../nbs/70_evaluation.ipynb #ev1a0002
-def _evaluated_once(qrels, run, measures, preset, overrides: dict, *, query_weights=None, qrels_duplicates="error",
-                    progress=None, no_common_query="error") -> Evaluation:
-    "`Evaluator(qrels, measures, preset=preset, **overrides).evaluate(run)`, the plan made before anything is read."
-    plan = Plan.make(measures, preset, **overrides)
-    if no_common_query not in ("error", "score"):
-        raise UsageError(f"no_common_query must be 'error' or 'score', not {no_common_query!r}")
-    if isinstance(qrels, (str, Path)) and isinstance(run, (str, Path)):      # two files: one list of document ids
-        qrels, run = as_qrels_and_run(qrels, run, duplicates=qrels_duplicates)
-        judgments = Judgments.of(qrels)
-    else:
-        judgments = read_judgments(qrels, qrels_duplicates)
-    evaluator = Evaluator.of(plan, judgments, query_weights=query_weights, measures=measures)
-    return evaluator.evaluate(run, progress=progress, no_common_query=no_common_query)
-
 # %% ../nbs/70_evaluation.ipynb #ev1a0003
 def _on_engine(engine: str, qrels, run, measures, *, bounds: bool, **options) -> Evaluation:
     "A Dask or Spark frame evaluated where it lives, one run at a time, without bounds."
@@ -70,6 +55,14 @@ def _on_engine(engine: str, qrels, run, measures, *, bounds: bool, **options) ->
     on_engine = distributed.evaluate if engine == "Dask" else distributed.evaluate_spark
     result = on_engine(qrels, run, measures, **options)
     return result.with_notes(measure_notes(result, measures))
+
+# %% ../nbs/70_evaluation.ipynb #ev1a0004
+def _read_together(qrels, run, duplicates: str) -> tuple[Judgments, object]:
+    "The judgments of `qrels`, and `run` (read with the qrels when both are TREC files)."
+    if isinstance(qrels, (str, Path)) and isinstance(run, (str, Path)):      # two files: one list of document ids
+        qrels, run = as_qrels_and_run(qrels, run, duplicates=duplicates)
+        return Judgments.of(qrels), run
+    return read_judgments(qrels, duplicates), run
 
 # %% ../nbs/70_evaluation.ipynb #e76a4957
 def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", progress=None, qrels_duplicates: str = "error",
@@ -103,5 +96,9 @@ def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", progress=Non
     if bounds:
         return tie_and_unjudged_bounds(qrels, run, measures, preset=preset, qrels_duplicates=qrels_duplicates,
                                        **overrides)
-    return _evaluated_once(qrels, run, measures, preset, overrides, query_weights=query_weights,
-                           qrels_duplicates=qrels_duplicates, progress=progress, no_common_query=no_common_query)
+    plan = Plan.make(measures, preset, **overrides)
+    if no_common_query not in ("error", "score"):
+        raise UsageError(f"no_common_query must be 'error' or 'score', not {no_common_query!r}")
+    judgments, run = _read_together(qrels, run, qrels_duplicates)
+    evaluator = Evaluator.of(plan, judgments, query_weights=query_weights, measures=measures)
+    return evaluator.evaluate(run, progress=progress, no_common_query=no_common_query)

@@ -52,8 +52,7 @@ class BoundConvention:
         "Bind the convention's policies, and record in it the plugin behind any that is not ndcg_nb's own."
         c = convention
         policies = ListPolicies.bind(c.gain, c.discount, c.truncation, c.normalization, c.ties, c.ideal_negatives)
-        labels = {kind: getattr(policies, kind).label for kind in POLICY_FIELDS}
-        provided = {kind: label for kind, label in labels.items() if " [plugin " in label}
+        provided = {kind: label for kind, label in policies.policy_labels.items() if " [plugin " in label}
         return cls(convention.replace(**provided) if provided else convention, policies)
 
     def read_grades(self, grades, judged=None) -> tuple[np.ndarray, np.ndarray | None]:

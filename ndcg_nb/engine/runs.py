@@ -13,6 +13,7 @@ import re
 import zlib
 import importlib.resources
 import itertools
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -204,6 +205,26 @@ def _field_spans(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return edges[0::2], edges[1::2]
 
 # %% ../../nbs/40_runs.ipynb #074279b3
+@dataclass(frozen=True)
+class _Fields:
+    "Where the fields of a file's bytes are: each field's start, the line of each, and the lines that have fields."
+    raw: bytes
+    starts: np.ndarray
+    line_of: np.ndarray     # the line (from 0) of each field
+    heads: np.ndarray       # the first field of each line with fields
+    counts: np.ndarray      # the number of fields of each such line
+    source: str
+
+    def text(self, line: int) -> str:
+        "The text of the `line`-th line with fields."
+        start = self.starts[self.heads[line]]
+        end = self.raw.find(b"\n", start)
+        return self.raw[start:end if end >= 0 else None].decode().strip()
+
+    def number(self, line: int) -> int:
+        "The number in the file (from 1) of the `line`-th line with fields."
+        return int(self.line_of[self.heads[line]]) + 1
+
 def _fields_by_line(data: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     "The line (from 0) of each field, the first field of each line with fields, and their number of fields."
     breaks = np.searchsorted(starts, np.flatnonzero(data == 10))   # the field after each line break
@@ -212,25 +233,20 @@ def _fields_by_line(data: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, n
     return line_of, heads, np.diff(heads, append=len(starts))
 
 # %% ../../nbs/40_runs.ipynb #c436936a
-def _short_line(raw: bytes, starts, line_of, heads, counts, line: int, names, source: str) -> TrecFormatError:
+def _short_line(fields: _Fields, line: int, names) -> TrecFormatError:
     "The error for the `line`-th line with fields, which has fewer than `names`."
-    head = heads[line]
-    end = raw.find(b"\n", starts[head])
-    text = raw[starts[head]:end if end >= 0 else None].decode().strip()
-    return TrecFormatError(f"{source}, line {line_of[head] + 1}: expected {len(names)} fields ({' '.join(names)}), "
-                           f"found {counts[line]}: {short_repr(text, 80)}")
+    return TrecFormatError(f"{fields.source}, line {fields.number(line)}: expected {len(names)} fields "
+                           f"({' '.join(names)}), found {fields.counts[line]}: {short_repr(fields.text(line), 80)}")
 
 # %% ../../nbs/40_runs.ipynb #448c0bc4
-def _run_as_qrels(raw: bytes, starts, line_of, heads, counts, source: str) -> TrecFormatError:
+def _run_as_qrels(fields: _Fields) -> TrecFormatError:
     "The error for a qrels file whose first line of six or more fields is shown (six: it looks like a run)."
-    line = int(np.flatnonzero(counts >= len(_FIELDS["run"]))[0])
-    head = heads[line]
-    end = raw.find(b"\n", starts[head])
-    text = short_repr(raw[starts[head]:end if end >= 0 else None].decode().strip(), 80)
+    line = int(np.flatnonzero(fields.counts >= len(_FIELDS["run"]))[0])
     like = (": this looks like a run (query q0 doc rank score tag), not qrels; check the order of the files"
-            if counts[line] == len(_FIELDS["run"]) else "")
-    return TrecFormatError(f"{source}, line {line_of[head] + 1}: a qrels line has 4 fields (query iter doc relevance), "
-                           f"this one {counts[line]}{like}: {text} (trec_eval refuses such lines too)")
+            if fields.counts[line] == len(_FIELDS["run"]) else "")
+    return TrecFormatError(f"{fields.source}, line {fields.number(line)}: a qrels line has 4 fields (query iter doc "
+                           f"relevance), this one {fields.counts[line]}{like}: {short_repr(fields.text(line), 80)} "
+                           "(trec_eval refuses such lines too)")
 
 # %% ../../nbs/40_runs.ipynb #d94bf912
 def _first_fields(data: np.ndarray, starts, ends, heads, counts, n: int) -> bytes:
@@ -256,13 +272,13 @@ def _normalise(raw: bytes, names, source: str, kind: str) -> tuple[bytes, np.nda
     starts, ends = _field_spans(data)
     if not len(starts):
         raise TrecFormatError(f"{source}: no {kind} lines")
-    line_of, heads, counts = _fields_by_line(data, starts)
-    short = np.flatnonzero(counts < len(names))
+    fields = _Fields(raw, starts, *_fields_by_line(data, starts), source)
+    short = np.flatnonzero(fields.counts < len(names))
     if len(short):
-        raise _short_line(raw, starts, line_of, heads, counts, short[0], names, source)
-    if kind == "qrels" and counts.max() >= len(_FIELDS["run"]):
-        raise _run_as_qrels(raw, starts, line_of, heads, counts, source)
-    return _first_fields(data, starts, ends, heads, counts, len(names)), line_of[heads] + 1
+        raise _short_line(fields, short[0], names)
+    if kind == "qrels" and fields.counts.max() >= len(_FIELDS["run"]):
+        raise _run_as_qrels(fields)
+    return _first_fields(data, starts, ends, fields.heads, fields.counts, len(names)), fields.line_of[fields.heads] + 1
 
 # %% ../../nbs/40_runs.ipynb #abf40258
 _EXPONENT = r"^[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+$"
@@ -399,17 +415,25 @@ def _duplicates(frame: pd.DataFrame, source: str, what: str, where: str, policy:
     return frame[~keys.duplicated(keep=policy).to_numpy()]
 
 # %% ../../nbs/40_runs.ipynb #2a9b5f61
-def _tidy_frame(query: pd.Categorical, doc: pd.Categorical, raw, line: np.ndarray, kind: str, source: str,
-                where: str = "line", duplicates: str | None = "error", what: str | None = None) -> pd.DataFrame:
-    "ndcg_nb's columns from categorical ids, raw values and line numbers; duplicates handled by `duplicates`."
-    value = "relevance" if kind == "qrels" else "score"
+@dataclass(frozen=True)
+class _Origin:
+    "Where a table's values come from, for its checks and its messages."
+    kind: str                         # "qrels" or "run"
+    source: str                       # the file's path, or the kind for a frame or dict (the frame's `source`)
+    where: str = "line"               # a file has lines, a frame or dict rows
+    duplicates: str | None = "error"  # the rule for a document judged twice (None: not checked)
+    named: str | None = None          # what a message calls it, if not its source ("run dict")
+
+def _tidy_frame(query: pd.Categorical, doc: pd.Categorical, raw, line: np.ndarray, origin: _Origin) -> pd.DataFrame:
+    "ndcg_nb's columns from categorical ids, raw values and line numbers; duplicates handled by the origin's rule."
+    value = "relevance" if origin.kind == "qrels" else "score"
     frame = pd.DataFrame({"query": query, "doc": doc, "line": np.asarray(line, dtype=np.int64)})
-    frame.insert(2, value, numeric_column(frame, raw, what or source, value, where))
-    if duplicates is not None:
-        frame = _duplicates(frame, source, kind, where, duplicates).reset_index(drop=True)
-    if kind == "run":
+    frame.insert(2, value, numeric_column(frame, raw, origin.named or origin.source, value, origin.where))
+    if origin.duplicates is not None:
+        frame = _duplicates(frame, origin.source, origin.kind, origin.where, origin.duplicates).reset_index(drop=True)
+    if origin.kind == "run":
         frame.insert(3, "order", np.arange(len(frame), dtype=np.int64))
-    frame.attrs["source"] = source
+    frame.attrs["source"] = origin.source
     return frame
 
 # %% ../../nbs/40_runs.ipynb #3ed8ca76
@@ -444,7 +468,7 @@ def _split_file(path, kind: str) -> tuple[pa.Table, np.ndarray, str | None]:
 def _frame_of(table: pa.Table, lines, tag: str | None, kind: str, source: str, doc: pd.Categorical,
               duplicates: str = "error") -> pd.DataFrame:
     "The tidy frame of a split file, its document ids already encoded as `doc`; a run keeps its tag."
-    frame = _tidy_frame(_encode(table["query"]), doc, table.column(2), lines, kind, source, duplicates=duplicates)
+    frame = _tidy_frame(_encode(table["query"]), doc, table.column(2), lines, _Origin(kind, source, duplicates=duplicates))
     if tag is not None:
         frame.attrs["tag"] = tag
     return frame
@@ -456,7 +480,6 @@ def _read(path, kind: str, duplicates: str = "error") -> pd.DataFrame:
     del table
     give_back_freed_memory(read)
     return frame
-
 
 # %% ../../nbs/40_runs.ipynb #fcf6981f
 def read_qrels(path, *, duplicates: str = "error") -> pd.DataFrame:
@@ -516,7 +539,7 @@ def _from_frame(frame: pd.DataFrame, columns: dict[str, str], value: str, kind: 
                               f"query=, doc=, {value}= (keywords of evaluate and of as_{kind})")
     what = f"{kind} frame"
     return _tidy_frame(id_categories(frame[columns["query"]], what, "query"), id_categories(frame[columns["doc"]], what, "doc"),
-                       frame[columns[value]].to_numpy(), np.arange(len(frame)), kind, kind, "row", duplicates, what)
+                       frame[columns[value]].to_numpy(), np.arange(len(frame)), _Origin(kind, kind, "row", duplicates, what))
 
 # %% ../../nbs/40_runs.ipynb #ed43bd61
 def _from_dict(nested: dict, value: str, kind: str, doc: pd.Categorical | None = None) -> pd.DataFrame:
@@ -534,7 +557,7 @@ def _from_dict(nested: dict, value: str, kind: str, doc: pd.Categorical | None =
     except (TypeError, ValueError):   # not all numbers: numeric_column names the first that is not
         values = np.array(list(itertools.chain.from_iterable(map(dict.values, inner))), dtype=object)
     # a dict cannot hold one (query, doc) twice: no duplicate check
-    return _tidy_frame(query, doc, values, np.arange(len(values)), kind, kind, "row", None, what)
+    return _tidy_frame(query, doc, values, np.arange(len(values)), _Origin(kind, kind, "row", None, what))
 
 # %% ../../nbs/40_runs.ipynb #b5102874
 def _string_ids_together(first: list, second: list) -> tuple[pd.Categorical, pd.Categorical] | None:

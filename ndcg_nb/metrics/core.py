@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import warnings
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -113,11 +114,17 @@ class ListPolicies:
     def keep_negatives(self) -> bool:
         return self.ideal_negatives == "keep"
 
+    @cached_property
+    def policy_labels(self) -> dict:
+        "Each policy's label, read once (a label asks the registry whether a plugin overrides the policy)."
+        return {kind: getattr(self, kind).label for kind in ("gain", "discount", "truncation", "normalization")}
+
 # %% ../../nbs/30_core.ipynb #lp0a0003
 def _labels(p: ListPolicies, k, own_pool: bool, ties_applied: bool) -> dict:
     "What was computed, by name, for reports: the policies' labels, the depth, the pool, the ties rule if one applied."
-    labels = {"gain": p.gain.label, "discount": p.discount.label, "truncation": p.truncation.label, "k": k,
-              "ideal": "own grades" if own_pool else "given", "normalization": p.normalization.label}
+    shown = p.policy_labels
+    labels = {"gain": shown["gain"], "discount": shown["discount"], "truncation": shown["truncation"], "k": k,
+              "ideal": "own grades" if own_pool else "given", "normalization": shown["normalization"]}
     if ties_applied:
         labels["ties"] = p.ties
     if p.keep_negatives:
