@@ -24,9 +24,9 @@ from .plan import RANKING_FIELDS, apply_grade_rules
 from ..metrics.segments import offsets_from_lengths, tie_runs
 
 # %% auto #0
-__all__ = ['POOL_FIELDS', 'id_codes', 'id_positions', 'judged_queries', 'Judgments', 'read_judgments', 'MatchedRun', 'JoinedRun',
-           'match_run', 'join_run', 'match_dict_run', 'rank_order', 'ranked_batch', 'pool_order', 'judged_pool',
-           'policy_context', 'no_common_query_message']
+__all__ = ['DENSE_LINES', 'POOL_FIELDS', 'id_codes', 'id_positions', 'judged_queries', 'Judgments', 'read_judgments',
+           'MatchedRun', 'JoinedRun', 'match_run', 'join_run', 'judging_lines', 'match_dict_run', 'rank_order',
+           'ranked_batch', 'pool_order', 'judged_pool', 'policy_context', 'no_common_query_message']
 
 # %% ../../nbs/43_judgments.ipynb #3c51ad4e
 def id_codes(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
@@ -48,14 +48,6 @@ def id_positions(names: pd.Index, among: pd.Index) -> np.ndarray:
     "The position of each of `names` in `among` (distinct ids), -1 where absent; matched in Arrow, not in Python."
     found = pc.index_in(_arrow_strings(names), value_set=_arrow_strings(among))
     return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
-
-# %% ../../nbs/43_judgments.ipynb #4b80f2e6
-def _byte_order_rank(names: pd.Index) -> np.ndarray:
-    "The rank of each name in byte order, as trec_eval's `strcmp` compares document ids."
-    order = pc.array_sort_indices(_arrow_strings(names)).to_numpy()
-    rank = np.empty(len(names), dtype=np.int64)
-    rank[order] = np.arange(len(names))
-    return rank
 
 # %% ../../nbs/43_judgments.ipynb #3dff22ec
 def _find(keys: np.ndarray, among: np.ndarray) -> np.ndarray:
@@ -100,9 +92,10 @@ class Judgments:
     queries: np.ndarray                   # the judged query ids, sorted
     qrels_query: np.ndarray               # each qrels line's index into `queries`
     relevance: np.ndarray                 # each qrels line's grade, as read
-    doc_ids: list | None = None           # each qrels line's document id (judgments given as dicts)
+    doc_ids: pa.Array | None = None       # each qrels line's document id as Arrow text (judgments given as dicts)
     frame: pd.DataFrame | None = None     # the qrels as `as_qrels` read them (judgments read from a frame or file)
     pools: dict = field(default_factory=dict, repr=False)   # what the pool depends on -> the pool
+    ideals: dict = field(default_factory=dict, repr=False)  # the same -> the ideal rankings made from that pool
 
     @classmethod
     def of(cls, qrels: pd.DataFrame) -> "Judgments":
@@ -112,7 +105,10 @@ class Judgments:
 
     @cached_property
     def _doc_codes(self) -> tuple[np.ndarray, pd.Index]:
-        return id_codes(self.frame["doc"]) if self.frame is not None else id_codes(pd.Series(self.doc_ids, dtype=object))
+        if self.frame is not None:
+            return id_codes(self.frame["doc"])
+        encoded = pc.dictionary_encode(self.doc_ids)           # codes in order of first appearance, as factorize gives
+        return encoded.indices.to_numpy().astype(np.int64), pd.Index(pd.arrays.ArrowStringArray(encoded.dictionary))
 
     doc = property(lambda self: self._doc_codes[0], doc="Each qrels line's document, as a code into `doc_names`.")
     doc_names = property(lambda self: self._doc_codes[1], doc="The distinct judged document ids.")
@@ -122,16 +118,28 @@ def _qrels_frame(self) -> pd.DataFrame:
     "The qrels as a frame (`query, doc, relevance, line`), as read, or made from the dicts they were given as."
     if self.frame is not None:
         return self.frame
-    return pd.DataFrame({"query": pd.Categorical.from_codes(self.qrels_query, self.queries), "doc": self.doc_ids,
+    return pd.DataFrame({"query": pd.Categorical.from_codes(self.qrels_query, self.queries),
+                         "doc": pd.Categorical.from_codes(self.doc, self.doc_names),
                          "relevance": self.relevance, "line": np.arange(len(self.relevance))})
 
-def _line_of(self) -> dict:
-    "For each judged query id, a dict of its documents' ids to their qrels lines (made for the first run given as dicts)."
-    order = np.argsort(self.qrels_query, kind="stable")       # each query's lines together, in file order
-    starts = np.searchsorted(self.qrels_query[order], np.arange(len(self.queries) + 1))
-    names = self.doc_ids if self.doc_ids is not None else list(_as_names(self.doc_names)[self.doc])
-    return {query: {names[line]: line for line in order[a:b].tolist()}
-            for query, a, b in zip(self.queries.tolist(), starts[:-1].tolist(), starts[1:].tolist())}
+def _doc_text(self) -> pa.Array:
+    "The distinct judged document ids as Arrow text (made for the first run given as dicts)."
+    return _arrow_strings(self.doc_names)
+
+def _line_keys(self) -> np.ndarray:
+    "Each qrels line's (query, document) as one integer, `query * n_docs + doc`, in line order."
+    return self.qrels_query * max(len(self.doc_names), 1) + self.doc
+
+DENSE_LINES = 1 << 22    # (query, document) cells: up to this many, a table of lines (16 MB) replaces a hash lookup
+
+def _line_table(self) -> np.ndarray | None:
+    "The qrels line of every (query, judged document) cell, -1 for none; None if there are over `DENSE_LINES` cells."
+    cells = len(self.queries) * max(len(self.doc_names), 1)
+    if cells > DENSE_LINES:
+        return None
+    table = np.full(cells, -1, dtype=np.int32)
+    table[self.line_keys] = np.arange(len(self.line_keys), dtype=np.int32)
+    return table
 
 def _pool(self, convention: Convention) -> Batch:
     "The ideal's pool under `convention` (see `judged_pool`), read once per distinct reading of the grades."
@@ -140,14 +148,19 @@ def _pool(self, convention: Convention) -> Batch:
         self.pools[key] = judged_pool(self, convention)
     return self.pools[key]
 
+def _ideals(self, convention: Convention) -> dict:
+    "Where the core remembers the ideal rankings made from the pool under `convention` (see `ListsToScore`)."
+    return self.ideals.setdefault(tuple(getattr(convention, name) for name in POOL_FIELDS), {})
+
 def _query_at(self) -> dict:
     "Each judged query id's index into `queries`."
     return {query: i for i, query in enumerate(self.queries.tolist())}
 
-for _name, _made in (("qrels", _qrels_frame), ("line_of", _line_of), ("query_at", _query_at)):
+for _name, _made in (("qrels", _qrels_frame), ("doc_text", _doc_text), ("line_keys", _line_keys),
+                      ("line_table", _line_table), ("query_at", _query_at)):
     setattr(Judgments, _name, cached_property(_made))
     getattr(Judgments, _name).__set_name__(Judgments, _name)
-Judgments.pool = _pool
+Judgments.pool, Judgments.ideals_of = _pool, _ideals
 
 # %% ../../nbs/43_judgments.ipynb #jd1a0002
 def _text_keys(keys) -> bool:
@@ -155,19 +168,20 @@ def _text_keys(keys) -> bool:
     return set(map(type, keys)) <= {str}
 
 def _dict_lines(nested: dict) -> tuple | None:
-    "The query ids, each line's document id and value, and each query's number of lines of `{query: {doc: value}}`."
+    """The query ids, each line's document id (Arrow text) and value, and each query's number of lines of
+    `{query: {doc: value}}`; None where `as_run` or `as_qrels` must read them."""
     queries, inner = list(nested), list(nested.values())
     if not all(type(docs) is dict for docs in inner) or not _text_keys(queries):
         return None
-    docs = list(itertools.chain.from_iterable(inner))
-    if not _text_keys(docs):
-        return None
     try:
+        docs = pa.array(list(itertools.chain.from_iterable(inner)))
         values = np.fromiter(itertools.chain.from_iterable(map(dict.values, inner)), dtype=float, count=len(docs))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, pa.ArrowException):
         return None
+    if not pa.types.is_string(docs.type) or docs.null_count or not all_finite(values):
+        return None                     # not all text: ids that are numbers, None, bytes
     lengths = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
-    return (queries, docs, values, lengths) if all_finite(values) else None
+    return queries, docs.cast(pa.large_string()), values, lengths
 
 # %% ../../nbs/43_judgments.ipynb #jd1a0004
 def read_judgments(qrels, duplicates: str = "error") -> Judgments:
@@ -273,6 +287,19 @@ def join_run(run, judgments: Judgments, convention: Convention) -> JoinedRun:
     joined = JoinedRun(matched.query, matched.doc, matched.doc_names, score, grade, judged, matched.in_run)
     return _without_dropped(joined, dropped) if convention.negative == "drop" else joined
 
+# %% ../../nbs/43_judgments.ipynb #md0a0005
+def judging_lines(judgments: Judgments, query: np.ndarray, doc_text: pa.Array) -> np.ndarray:
+    """The qrels line judging each line's (query, document id), -1 for none: the document found by Arrow's hash
+    lookup, then the pair in the judgments' table of lines (or, for very many cells, by a second hash lookup)."""
+    doc = pc.fill_null(pc.index_in(doc_text, value_set=judgments.doc_text), -1).to_numpy().astype(np.int64)
+    key = query * max(len(judgments.doc_names), 1) + doc
+    if judgments.line_table is not None:
+        found = judgments.line_table[np.where(doc >= 0, key, 0)].astype(np.int64)
+    else:
+        found = pc.fill_null(pc.index_in(key, value_set=pa.array(judgments.line_keys)), -1).to_numpy().astype(np.int64)
+    found[doc < 0] = -1
+    return found
+
 # %% ../../nbs/43_judgments.ipynb #md0a0002
 def match_dict_run(run: dict, judgments: Judgments) -> MatchedRun | None:
     "A run given as `{query: {doc: score}}` matched straight from its dicts; None where `as_run` must read it."
@@ -280,59 +307,47 @@ def match_dict_run(run: dict, judgments: Judgments) -> MatchedRun | None:
     if read is None or not len(read[1]):
         return None
     queries, docs, score, lengths = read
-    line_of = judgments.line_of
     index = np.fromiter(map(judgments.query_at.get, queries, itertools.repeat(-1)), dtype=np.int64, count=len(queries))
-    judged = [i for i, at in enumerate(index.tolist()) if at >= 0]
-    run_docs = list(run.values())
-    found = np.fromiter(itertools.chain.from_iterable(map(line_of[queries[i]].get, run_docs[i], itertools.repeat(-1))
-                                                      for i in judged), dtype=np.int64)
-    keep = np.repeat(index >= 0, lengths)
-    query = np.repeat(index, lengths)[keep]
-    doc_names = np.asarray(docs, dtype=object)[keep]
+    query = np.repeat(index, lengths)
+    if (index < 0).any():
+        keep = query >= 0
+        query, docs, score = query[keep], docs.filter(pa.array(keep)), score[keep]
     ran = np.asarray([query for query, n in zip(queries, lengths.tolist()) if n], dtype=object)
-    return MatchedRun(query, np.arange(len(query)), doc_names, score[keep], found,
-                      np.bincount(query, minlength=len(judgments.queries)) > 0, ran)
+    return MatchedRun(query, np.arange(len(query)), pd.Index(pd.arrays.ArrowStringArray(docs)), score,
+                      judging_lines(judgments, query, docs), np.bincount(query, minlength=len(judgments.queries)) > 0, ran)
 
 # %% ../../nbs/43_judgments.ipynb #9ea9fc63
-def _query_score_order(query: np.ndarray, score: np.ndarray) -> np.ndarray:
-    "The stable permutation putting lines in order of query, then decreasing score."
+def _grouped_order(query: np.ndarray, score: np.ndarray) -> np.ndarray | None:
+    "The permutation moving blocks into query order, if each query's lines are one block of decreasing scores; else None."
     n = len(query)
     block_start = np.ones(n, dtype=bool)
     block_start[1:] = query[1:] != query[:-1]
     starts = np.flatnonzero(block_start)
-    contiguous = len(starts) == len(np.unique(query[starts]))
-    descending = not (~block_start[1:] & (score[1:] > score[:-1])).any()
-    if not (contiguous and descending):
-        return np.lexsort((-score, query))
+    if len(starts) != len(np.unique(query[starts])) or (~block_start[1:] & (score[1:] > score[:-1])).any():
+        return None
     lengths = np.diff(np.append(starts, n))
     blocks = np.argsort(query[starts], kind="stable")
     new_starts = np.cumsum(lengths[blocks]) - lengths[blocks]
     return np.arange(n) - np.repeat(new_starts, lengths[blocks]) + np.repeat(starts[blocks], lengths[blocks])
 
 # %% ../../nbs/43_judgments.ipynb #4da97b17
-def _tie_key(rows: np.ndarray, joined: JoinedRun, ties: str) -> np.ndarray:
-    "What orders the tied lines `rows`, smallest first: byte-order rank of the document id (negated for docno), or grade."
-    if ties in ("worst", "best"):
-        return joined.grade[rows] if ties == "worst" else -joined.grade[rows]
-    docs = joined.doc[rows]
-    used = np.flatnonzero(np.bincount(docs, minlength=len(joined.doc_names)))
-    rank_of_used = np.zeros(len(joined.doc_names), dtype=np.int64)
-    rank_of_used[used] = _byte_order_rank(joined.doc_names[used])
-    return -rank_of_used[docs] if ties == "docno" else rank_of_used[docs]
+_TIE_KEYS = {"docno": ("doc", "descending"), "docno_ascending": ("doc", "ascending"),
+             "worst": ("grade", "ascending"), "best": ("grade", "descending")}
 
-def _break_ties(order: np.ndarray, joined: JoinedRun, ties: str = "docno") -> np.ndarray:
-    "`order` with each run of tied scores within a query reordered by the key of `ties`, then input order."
-    sorted_query, sorted_score = joined.query[order], joined.score[order]
-    same = (sorted_score[1:] == sorted_score[:-1]) & (sorted_query[1:] == sorted_query[:-1])
-    tied = np.zeros(len(order), dtype=bool)
-    tied[1:] |= same
-    tied[:-1] |= same
-    if tied.any():
-        at = np.flatnonzero(tied)
-        rows = order[at]
-        run_id = np.cumsum(np.r_[True, ~same])[at]
-        order[at] = rows[np.lexsort((_tie_key(rows, joined, ties), run_id))]
-    return order
+def _line_names(joined: JoinedRun) -> pa.Array:
+    "Each line's document id as Arrow text (no copy when the lines' documents are `doc_names` in order, as from dicts)."
+    names, doc = _arrow_strings(joined.doc_names), joined.doc
+    in_order = len(names) == len(doc) and (len(doc) == 0 or (doc[0] == 0 and (np.diff(doc) == 1).all()))
+    return names if in_order else names.take(doc)
+
+def _sorted_order(joined: JoinedRun, ties: str) -> np.ndarray:
+    "The stable permutation putting lines in order of query, decreasing score, then the key of `ties`: one Arrow sort."
+    columns, keys = {"query": joined.query, "score": joined.score}, [("query", "ascending"), ("score", "descending")]
+    if ties in _TIE_KEYS:
+        column, direction = _TIE_KEYS[ties]
+        columns[column] = _line_names(joined) if column == "doc" else joined.grade
+        keys.append((column, direction))
+    return pc.sort_indices(pa.table(columns), sort_keys=keys).to_numpy()
 
 # %% ../../nbs/43_judgments.ipynb #4c4a9439
 def _numpy_argsort_order(joined: JoinedRun) -> np.ndarray:
@@ -351,25 +366,29 @@ def rank_order(joined: JoinedRun, ties: str) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     if ties == "numpy_argsort":
         return _numpy_argsort_order(joined)
-    order = _query_score_order(joined.query, joined.score)
-    return order if ties in ("input", "average") else _break_ties(order, joined, ties)
+    order = _grouped_order(joined.query, joined.score) if ties in ("input", "average") else None
+    return _sorted_order(joined, ties) if order is None else order
 
 # %% ../../nbs/43_judgments.ipynb #18040a9d
+def _kept_lines(joined: JoinedRun, order: np.ndarray, convention: Convention) -> np.ndarray | None:
+    "Which ranked lines stay: each query's top `max_docs` (`-M`), only judged ones under `unjudged='drop'` (`-J`); None: all."
+    kept = None
+    if convention.max_docs is not None:
+        query = joined.query[order]
+        kept = (np.arange(len(query)) - np.searchsorted(query, query, side="left")) < convention.max_docs
+    if convention.unjudged == "drop":
+        kept = joined.judged[order] if kept is None else kept & joined.judged[order]
+    return kept
+
 def ranked_batch(joined: JoinedRun, n_queries: int, convention: Convention) -> tuple[Batch, np.ndarray | None, np.ndarray]:
     """The ranked grades of every query as one flat batch, with tie groups for `ties='average'`, and the
     joined line behind each ranked document."""
     order = rank_order(joined, convention.ties)
-    query, grade, judged, score = joined.query[order], joined.grade[order], joined.judged[order], joined.score[order]
-    selected = None
-    if convention.max_docs is not None:
-        start = np.searchsorted(query, query, side="left")
-        selected = (np.arange(len(query)) - start) < convention.max_docs
-    if convention.unjudged == "drop":
-        selected = judged if selected is None else selected & judged
-    if selected is not None:
-        query, grade, score, order = query[selected], grade[selected], score[selected], order[selected]
-    batch = Batch.from_lengths(grade, np.bincount(query, minlength=n_queries))
-    groups = tie_runs(score, batch.offsets) if convention.ties == "average" else None
+    kept = _kept_lines(joined, order, convention)
+    order = order if kept is None else order[kept]
+    lengths = np.bincount(joined.query if kept is None else joined.query[order], minlength=n_queries)
+    batch = Batch.from_lengths(joined.grade[order], lengths)
+    groups = tie_runs(joined.score[order], batch.offsets) if convention.ties == "average" else None
     return batch, groups, order
 
 # %% ../../nbs/43_judgments.ipynb #a4db1b89

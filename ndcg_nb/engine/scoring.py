@@ -204,7 +204,8 @@ def _score_group(rankings: _Rankings, planned: PlannedMeasure, depths: list) -> 
     retrieved = planned.policies.normalization.policy.function is retrieved_normalization   # no pool to read
     pool = None if retrieved else rankings.judgments.pool(conv)
     context, ideal_context = policy_context(planned.policies.truncation, joined, rows, rankings.judgments)
-    lists = ListsToScore.of(batch, pool, groups, context, ideal_context)
+    ideals = None if retrieved else rankings.judgments.ideals_of(conv)
+    lists = ListsToScore.of(batch, pool, groups, context, ideal_context, ideals)
     return score_depths(lists, depths, planned.policies)
 
 # %% ../../nbs/44_scoring.ipynb #83d0ae46

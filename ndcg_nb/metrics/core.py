@@ -149,16 +149,18 @@ class ListsToScore:
     tie_groups: np.ndarray | None = None
     context: dict | None = None          # per document of `batch`: doc_ids, judged, scores
     pool_context: dict | None = None     # per document of the pool
+    ideals: dict | None = None           # the ideal rankings made from `pool` so far, kept by the caller
 
     @classmethod
     def of(cls, batch: Batch, ideal: Batch | None = None, tie_groups=None, context=None,
-           ideal_context=None) -> "ListsToScore":
-        "The lists of `batch` against their own grades, or against `ideal` (as many lists, every document judged)."
+           ideal_context=None, ideals: dict | None = None) -> "ListsToScore":
+        """The lists of `batch` against their own grades, or against `ideal` (as many lists, every document judged),
+        whose ideal rankings are remembered in `ideals` if given."""
         if ideal is None:
             return cls(batch, batch, True, tie_groups, context, context)
         pool = _pool(batch, ideal)
         known = {"judged": np.ones(len(pool.grades), dtype=bool), **(ideal_context or {})}
-        return cls(batch, pool, False, tie_groups, context, known)
+        return cls(batch, pool, False, tie_groups, context, known, ideals)
 
 # %% ../../nbs/30_core.ipynb #039e8c2a
 def _max_per_list(grades: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -337,6 +339,23 @@ def _ideal(pool: Batch, pool_gains: np.ndarray, truncation: BoundPolicy, k, deta
     source = np.full(len(grades), -1, dtype=np.int64)
     source[kept_out] = index[kept_in]
     return source, grades, offsets
+
+# %% ../../nbs/30_core.ipynb #id0a0002
+def _read_only(arrays: tuple) -> tuple:
+    for array in arrays:
+        array.setflags(write=False)
+    return arrays
+
+def _ideal_once(lists: ListsToScore, pool_gains: np.ndarray, p: ListPolicies, k, detail: bool) -> tuple:
+    "Step 4a (`_ideal`) made once per pool, gains, truncation and depth when the caller keeps `lists.ideals`."
+    make = lambda: _ideal(lists.pool, pool_gains, p.truncation, k, detail, lists.pool_context, p.keep_negatives)
+    if lists.ideals is None:
+        return make()
+    key = (p.truncation.policy.function, repr(p.truncation.params), k, detail, p.keep_negatives)
+    kept = lists.ideals.get(key)
+    if kept is None or not np.array_equal(kept[0], pool_gains):
+        kept = lists.ideals[key] = (pool_gains.copy(), _read_only(make()))
+    return kept[1]
 
 # %% ../../nbs/30_core.ipynb #b6b00b72
 def _fill_ideal(pool: Batch, pool_gains, source, grades, gains, offsets, keep_negatives: bool = False):
@@ -546,8 +565,7 @@ def _sums(lists: ListsToScore, k, p: ListPolicies, detail: bool = True) -> tuple
     max_grades = _max_per_list(pool.grades, pool.offsets) if (p.gain.context or "max_grades" in p.normalization.context) else None
     batch_gains, pool_gains = _input_gains(p.gain, batch, None if lists.own_pool else pool, max_grades)
     grades, gains, source, offsets = _ranked(lists, batch_gains, p, k, detail)
-    ideal_source, ideal_grades, ideal_offsets = _ideal(pool, pool_gains, p.truncation, k, detail, lists.pool_context,
-                                                       p.keep_negatives)
+    ideal_source, ideal_grades, ideal_offsets = _ideal_once(lists, pool_gains, p, k, detail)
     ideal_gains = _gains_of_kept(pool_gains, ideal_source)
     _fill_appended_gains(p.gain, max_grades, (grades, gains, source < 0, offsets),
                          (ideal_grades, ideal_gains, ideal_source < 0, ideal_offsets))

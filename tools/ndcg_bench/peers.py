@@ -131,6 +131,86 @@ def setup_dicts(tool, qrels, run, **_):
     raise ValueError(tool)
 
 
+# --- a held evaluator: one query from a fresh evaluator, or many runs against one held ------------------
+
+HELD_MEASURES = ["ndcg_cut.10"]
+
+
+def _shuffled_runs(run_dict: dict, n_runs: int) -> list:
+    """`n_runs` runs of the same documents: in run i each query's scores are dealt to its documents in another order
+    (Python's `random.Random(i)`, so both tools get the very same dicts; distinct scores stay distinct)."""
+    import random
+    runs = []
+    for i in range(n_runs):
+        deal = random.Random(i)
+        run = {}
+        for query, docs in run_dict.items():
+            scores = list(docs.values())
+            deal.shuffle(scores)
+            run[query] = dict(zip(docs, scores))
+        runs.append(run)
+    return runs
+
+
+def _first_query(qrels_dict: dict, run_dict: dict) -> tuple:
+    "The qrels and run of the run's first query that is judged: one query, as a caller scoring one ranking has."
+    query = next(q for q in run_dict if q in qrels_dict)
+    return {query: qrels_dict[query]}, {query: run_dict[query]}
+
+
+def _held_ndcg_nb(qrels_dict, run_dict, mode, n_runs):
+    from ndcg_nb import Evaluator, evaluate
+    if mode == "one_query":
+        one_qrels, one_run = _first_query(qrels_dict, run_dict)
+        return (lambda: evaluate(one_qrels, one_run, HELD_MEASURES, preset="trec_eval", progress=False)), ndcg_nb_values
+    runs = _shuffled_runs(run_dict, n_runs)
+
+    def call():
+        held = Evaluator(qrels_dict, HELD_MEASURES, preset="trec_eval")
+        return [held.evaluate(run, progress=False) for run in runs]
+
+    def values(results):
+        import numpy as np
+        return {**ndcg_nb_values(results[-1]), "means": np.array([r.value(HELD_MEASURES[0]) for r in results])}
+    return call, values
+
+
+def _held_pytrec_eval(qrels_dict, run_dict, mode, n_runs):
+    import pytrec_eval
+    per_query = pytrec_eval_values(HELD_MEASURES)
+    if mode == "one_query":
+        one_qrels, one_run = _first_query(qrels_dict, run_dict)
+        return (lambda: pytrec_eval.RelevanceEvaluator(one_qrels, set(HELD_MEASURES)).evaluate(one_run)), per_query
+    runs = _shuffled_runs(run_dict, n_runs)
+
+    def call():
+        held = pytrec_eval.RelevanceEvaluator(qrels_dict, set(HELD_MEASURES))
+        return [held.evaluate(run) for run in runs]
+
+    def values(results):
+        import numpy as np
+        name = OUR_NAMES[HELD_MEASURES[0]]
+        means = [sum(row[name] for row in result.values()) / len(result) for result in results]
+        return {**per_query(results[-1]), "means": np.array(means)}
+    return call, values
+
+
+def setup_held(tool, qrels, run, mode="runs", n_runs=100, **_):
+    """`mode="one_query"`: `evaluate` on the run's first judged query vs a fresh pytrec_eval evaluator, built and run
+    in each call. `mode="runs"`: one evaluator made in the call and held for `n_runs` runs (the run's scores dealt
+    anew for each), ndcg_nb's `Evaluator` vs pytrec_eval's `RelevanceEvaluator`. Dicts from pytrec_eval's parsers,
+    built outside the timing; values: the (last) run per query, and each run's mean."""
+    import pytrec_eval
+    with open(qrels) as f:
+        qrels_dict = {q: dict(d) for q, d in pytrec_eval.parse_qrel(f).items()}
+    with open(run) as f:
+        run_dict = {q: dict(d) for q, d in pytrec_eval.parse_run(f).items()}
+    held = {"ndcg_nb": _held_ndcg_nb, "pytrec_eval": _held_pytrec_eval}
+    if tool not in held:
+        raise ValueError(tool)
+    return held[tool](qrels_dict, run_dict, mode, n_runs)
+
+
 # --- label and score arrays ---------------------------------------------------------------------------
 
 def _ndcg_with_scores():
@@ -265,6 +345,7 @@ _FILE_IMPORTS = {"ndcg_nb": [("ndcg_nb", "evaluate")], "pytrec_eval": [("pytrec_
 IMPORTS = {
     "files": _FILE_IMPORTS,
     "dicts": _FILE_IMPORTS,
+    "held": {"ndcg_nb": [("ndcg_nb", "Evaluator"), ("ndcg_nb", "evaluate")], "pytrec_eval": [("pytrec_eval", None)]},
     "arrays": {"ndcg_nb": [("ndcg_nb", "ndcg")], "sklearn": [("sklearn.metrics", "ndcg_score")],
                "argpartition": [("numpy", None)]},
     # both sides of a training loop import LightGBM; ours adds the metric
@@ -280,5 +361,6 @@ def tool_imports(kind, tool) -> list:
     return IMPORTS[kind][tool]
 
 
-SETUPS = {"files": setup_files, "dicts": setup_dicts, "arrays": setup_arrays, "training": setup_training,
+SETUPS = {"files": setup_files, "dicts": setup_dicts, "held": setup_held, "arrays": setup_arrays,
+          "training": setup_training,
           "floor": setup_floor}

@@ -452,6 +452,48 @@ def dicts_targets(session, targets):
                     find_row(w, "ndcg_nb"), 1, ">=", "pytrec_eval time / ndcg_nb time")
 
 
+# --- held: one query from a fresh evaluator, and 100 runs against one held evaluator ----------------------
+
+def held_data(size, data_dir):
+    n_queries, depth, _ = size
+    return files_data([(n_queries, depth)], data_dir)
+
+
+def run_held(session, metas, size):
+    """Issue 34's two rows: a one-query `evaluate` against a fresh pytrec_eval evaluator built and run in each call,
+    and `n_runs` runs scored by a held `Evaluator` against pytrec_eval's held `RelevanceEvaluator` (each made in
+    the timed call, once); dicts as pytrec_eval's parsers build them, made outside the timing."""
+    n_queries, depth, n_runs = size
+    meta = metas[f"files-{n_queries}x{depth}"]
+    files = trec_files(meta)
+    one = session.add_workload({"name": "held one query", "kind": "held", "title": "one query: `evaluate` vs a fresh "
+                                "pytrec_eval evaluator, built and run in each call", "data": meta, "rows": []})
+    many = session.add_workload({"name": "held runs", "kind": "held", "title": f"{n_runs} runs of {n_queries} queries "
+                                 f"x {depth} documents against one held evaluator (made inside the timing)",
+                                 "data": meta, "rows": []})
+    for workload, mode, repeats in ((one, "one_query", max(session.repeats, 200)), (many, "runs", session.repeats)):
+        args = {"mode": mode, "n_runs": n_runs, **files}
+        ours = session.measure(workload, "ndcg_nb", "held", {"tool": "ndcg_nb", **args}, repeats)
+        peer = session.measure(workload, "pytrec_eval", "held", {"tool": "pytrec_eval", **args}, repeats)
+        peer["reference"] = "ndcg_nb"
+        if "_values" in ours and "_values" in peer:
+            outcome = compare_queries(ours["_values"], peer["_values"], ["ndcg_cut_10"], tolerance=FLOAT32_TOLERANCE)
+            if mode == "runs" and outcome["ok"]:
+                outcome = compare_numbers(ours["_values"]["means"], peer["_values"]["means"], "each run's mean")
+            session.check(peer, outcome)
+
+
+def held_targets(session, targets):
+    for name, limit, rule in (("held one query", 10, "a one-query `evaluate` within 10x of a fresh pytrec_eval "
+                                                     "evaluator built and run"),
+                              ("held runs", 1, "100 runs with a held Evaluator no slower than pytrec_eval's held "
+                                               "evaluator")):
+        w = next((w for w in session.workloads if w["name"] == name), None)
+        if w:
+            time_target(targets, f"{name}: {rule}", find_row(w, "ndcg_nb"), find_row(w, "pytrec_eval"), limit, "<=",
+                        "ndcg_nb time / pytrec_eval time")
+
+
 # --- the registry -------------------------------------------------------------------------------------
 
 REGISTRY = [
@@ -473,6 +515,8 @@ REGISTRY = [
              training_data, run_training, training_targets),
     Workload("dicts", {"only-check": (300, 30), "quick": (2_000, 100), "full": (20_000, 100)}, dicts_data, run_dicts,
              dicts_targets),
+    Workload("held", {"only-check": (30, 20, 3), "quick": (200, 50, 100), "full": (200, 50, 100)}, held_data, run_held,
+             held_targets),
     Workload("distributed", {"only-check": (300, 30), "quick": (20_000, 100), "full": (100_000, 100)},
              distributed.data, distributed.run, default=False),
 ]
