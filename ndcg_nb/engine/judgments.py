@@ -21,12 +21,12 @@ from .runs import as_qrels, check_duplicates_rule
 from ..metrics.core import numpy_argsort_order
 from ..presets import CONVENTION_CHOICES, Convention
 from .plan import RANKING_FIELDS, apply_grade_rules
-from ..metrics.segments import offsets_from_lengths, tie_runs
+from ..metrics.segments import lengths_from_offsets, offsets_from_lengths, sorted_desc, tie_runs, uniform_length
 
 # %% auto #0
-__all__ = ['DENSE_LINES', 'POOL_FIELDS', 'id_codes', 'id_positions', 'judged_queries', 'Judgments', 'read_judgments',
-           'MatchedRun', 'JoinedRun', 'match_run', 'join_run', 'judging_lines', 'match_dict_run', 'rank_order',
-           'ranked_batch', 'pool_order', 'judged_pool', 'policy_context', 'no_common_query_message']
+__all__ = ['POOL_FIELDS', 'id_codes', 'id_positions', 'judged_queries', 'Judgments', 'read_judgments', 'MatchedRun', 'JoinedRun',
+           'match_run', 'join_run', 'match_dict_run', 'rank_order', 'ranked_batch', 'pool_order', 'judged_pool',
+           'policy_context', 'no_common_query_message']
 
 # %% ../../nbs/43_judgments.ipynb #3c51ad4e
 def id_codes(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
@@ -92,7 +92,7 @@ class Judgments:
     queries: np.ndarray                   # the judged query ids, sorted
     qrels_query: np.ndarray               # each qrels line's index into `queries`
     relevance: np.ndarray                 # each qrels line's grade, as read
-    doc_ids: pa.Array | None = None       # each qrels line's document id as Arrow text (judgments given as dicts)
+    doc_ids: list | None = None           # each qrels line's document id (judgments given as dicts)
     frame: pd.DataFrame | None = None     # the qrels as `as_qrels` read them (judgments read from a frame or file)
     pools: dict = field(default_factory=dict, repr=False)   # what the pool depends on -> the pool
     ideals: dict = field(default_factory=dict, repr=False)  # the same -> the ideal rankings made from that pool
@@ -107,7 +107,7 @@ class Judgments:
     def _doc_codes(self) -> tuple[np.ndarray, pd.Index]:
         if self.frame is not None:
             return id_codes(self.frame["doc"])
-        encoded = pc.dictionary_encode(self.doc_ids)           # codes in order of first appearance, as factorize gives
+        encoded = pc.dictionary_encode(pa.array(self.doc_ids, type=pa.large_string()))   # in order of first appearance
         return encoded.indices.to_numpy().astype(np.int64), pd.Index(pd.arrays.ArrowStringArray(encoded.dictionary))
 
     doc = property(lambda self: self._doc_codes[0], doc="Each qrels line's document, as a code into `doc_names`.")
@@ -122,24 +122,13 @@ def _qrels_frame(self) -> pd.DataFrame:
                          "doc": pd.Categorical.from_codes(self.doc, self.doc_names),
                          "relevance": self.relevance, "line": np.arange(len(self.relevance))})
 
-def _doc_text(self) -> pa.Array:
-    "The distinct judged document ids as Arrow text (made for the first run given as dicts)."
-    return _arrow_strings(self.doc_names)
-
-def _line_keys(self) -> np.ndarray:
-    "Each qrels line's (query, document) as one integer, `query * n_docs + doc`, in line order."
-    return self.qrels_query * max(len(self.doc_names), 1) + self.doc
-
-DENSE_LINES = 1 << 22    # (query, document) cells: up to this many, a table of lines (16 MB) replaces a hash lookup
-
-def _line_table(self) -> np.ndarray | None:
-    "The qrels line of every (query, judged document) cell, -1 for none; None if there are over `DENSE_LINES` cells."
-    cells = len(self.queries) * max(len(self.doc_names), 1)
-    if cells > DENSE_LINES:
-        return None
-    table = np.full(cells, -1, dtype=np.int32)
-    table[self.line_keys] = np.arange(len(self.line_keys), dtype=np.int32)
-    return table
+def _line_of(self) -> dict:
+    "For each judged query id, a dict of its documents' ids to their qrels lines (made for the first run given as dicts)."
+    order = np.argsort(self.qrels_query, kind="stable")       # each query's lines together, in file order
+    starts = np.searchsorted(self.qrels_query[order], np.arange(len(self.queries) + 1))
+    names = self.doc_ids if self.doc_ids is not None else list(_as_names(self.doc_names)[self.doc])
+    return {query: {names[line]: line for line in order[a:b].tolist()}
+            for query, a, b in zip(self.queries.tolist(), starts[:-1].tolist(), starts[1:].tolist())}
 
 def _pool(self, convention: Convention) -> Batch:
     "The ideal's pool under `convention` (see `judged_pool`), read once per distinct reading of the grades."
@@ -156,8 +145,7 @@ def _query_at(self) -> dict:
     "Each judged query id's index into `queries`."
     return {query: i for i, query in enumerate(self.queries.tolist())}
 
-for _name, _made in (("qrels", _qrels_frame), ("doc_text", _doc_text), ("line_keys", _line_keys),
-                      ("line_table", _line_table), ("query_at", _query_at)):
+for _name, _made in (("qrels", _qrels_frame), ("line_of", _line_of), ("query_at", _query_at)):
     setattr(Judgments, _name, cached_property(_made))
     getattr(Judgments, _name).__set_name__(Judgments, _name)
 Judgments.pool, Judgments.ideals_of = _pool, _ideals
@@ -168,29 +156,27 @@ def _text_keys(keys) -> bool:
     return set(map(type, keys)) <= {str}
 
 def _dict_lines(nested: dict) -> tuple | None:
-    """The query ids, each line's document id (Arrow text) and value, and each query's number of lines of
-    `{query: {doc: value}}`; None where `as_run` or `as_qrels` must read them."""
+    """The query ids, the inner dicts, each line's document id and value, and each query's number of lines of
+    `{query: {doc: value}}`; None where `as_run` or `as_qrels` must read them. The document ids are not checked."""
     queries, inner = list(nested), list(nested.values())
     if not all(type(docs) is dict for docs in inner) or not _text_keys(queries):
         return None
+    docs = list(itertools.chain.from_iterable(inner))
     try:
-        docs = pa.array(list(itertools.chain.from_iterable(inner)))
         values = np.fromiter(itertools.chain.from_iterable(map(dict.values, inner)), dtype=float, count=len(docs))
-    except (TypeError, ValueError, pa.ArrowException):
+    except (TypeError, ValueError):
         return None
-    if not pa.types.is_string(docs.type) or docs.null_count or not all_finite(values):
-        return None                     # not all text: ids that are numbers, None, bytes
     lengths = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
-    return queries, docs.cast(pa.large_string()), values, lengths
+    return (queries, inner, docs, values, lengths) if all_finite(values) else None
 
 # %% ../../nbs/43_judgments.ipynb #jd1a0004
 def read_judgments(qrels, duplicates: str = "error") -> Judgments:
     "The judgments of qrels in any form `as_qrels` reads; nested dicts of text ids and numbers straight from the dicts."
     check_duplicates_rule(duplicates)
     read = _dict_lines(qrels) if type(qrels) is dict else None
-    if read is None or not len(read[1]):
+    if read is None or not read[2] or not _text_keys(read[2]):
         return Judgments.of(as_qrels(qrels, duplicates=duplicates))
-    queries, docs, relevance, lengths = read
+    queries, _, docs, relevance, lengths = read
     judged = np.asarray([query for query, n in zip(queries, lengths) if n], dtype=object)
     order = np.argsort(judged, kind="stable")       # str order, which is UTF-8's byte order, as `judged_queries` sorts
     position = np.empty(len(judged), dtype=np.int64)
@@ -203,7 +189,7 @@ class MatchedRun:
     "A run's lines of judged queries, each with the qrels line judging it (-1 if none), before a convention reads them."
     query: np.ndarray          # each line's judged query, as an index into the judgments' queries
     doc: np.ndarray            # each line's document, as a code into `doc_names`
-    doc_names: pd.Index
+    doc_names: pd.Index | np.ndarray   # the run's distinct document ids (from dicts: each line's, as objects)
     score: np.ndarray
     found: np.ndarray          # the qrels line judging each line, -1 for an unjudged one
     in_run: np.ndarray         # whether each judged query is in the run
@@ -215,7 +201,7 @@ class JoinedRun:
     "The run's lines for judged queries, with query index (into `queries`), score, grade and judged flag."
     query: np.ndarray
     doc: np.ndarray
-    doc_names: pd.Index
+    doc_names: pd.Index | np.ndarray
     score: np.ndarray
     grade: np.ndarray
     judged: np.ndarray
@@ -287,67 +273,88 @@ def join_run(run, judgments: Judgments, convention: Convention) -> JoinedRun:
     joined = JoinedRun(matched.query, matched.doc, matched.doc_names, score, grade, judged, matched.in_run)
     return _without_dropped(joined, dropped) if convention.negative == "drop" else joined
 
-# %% ../../nbs/43_judgments.ipynb #md0a0005
-def judging_lines(judgments: Judgments, query: np.ndarray, doc_text: pa.Array) -> np.ndarray:
-    """The qrels line judging each line's (query, document id), -1 for none: the document found by Arrow's hash
-    lookup, then the pair in the judgments' table of lines (or, for very many cells, by a second hash lookup)."""
-    doc = pc.fill_null(pc.index_in(doc_text, value_set=judgments.doc_text), -1).to_numpy().astype(np.int64)
-    key = query * max(len(judgments.doc_names), 1) + doc
-    if judgments.line_table is not None:
-        found = judgments.line_table[np.where(doc >= 0, key, 0)].astype(np.int64)
-    else:
-        found = pc.fill_null(pc.index_in(key, value_set=pa.array(judgments.line_keys)), -1).to_numpy().astype(np.int64)
-    found[doc < 0] = -1
-    return found
-
 # %% ../../nbs/43_judgments.ipynb #md0a0002
+_NOTHING_JUDGED = {}
+
 def match_dict_run(run: dict, judgments: Judgments) -> MatchedRun | None:
     "A run given as `{query: {doc: score}}` matched straight from its dicts; None where `as_run` must read it."
     read = _dict_lines(run) if type(run) is dict else None
-    if read is None or not len(read[1]):
+    if read is None or not read[2]:
         return None
-    queries, docs, score, lengths = read
+    queries, inner, docs, score, lengths = read
+    line_of = judgments.line_of
+    found = np.fromiter(itertools.chain.from_iterable(map(line_of.get(query, _NOTHING_JUDGED).get, ids, itertools.repeat(-1))
+                                                      for query, ids in zip(queries, inner)), dtype=np.int64, count=len(docs))
+    names = np.asarray(docs, dtype=object)
+    if not _text_keys(names[found < 0]):
+        return None
     index = np.fromiter(map(judgments.query_at.get, queries, itertools.repeat(-1)), dtype=np.int64, count=len(queries))
-    query = np.repeat(index, lengths)
-    if (index < 0).any():
-        keep = query >= 0
-        query, docs, score = query[keep], docs.filter(pa.array(keep)), score[keep]
+    query, keep = np.repeat(index, lengths), np.repeat(index >= 0, lengths)
+    if not keep.all():
+        query, names, score, found = query[keep], names[keep], score[keep], found[keep]
     ran = np.asarray([query for query, n in zip(queries, lengths.tolist()) if n], dtype=object)
-    return MatchedRun(query, np.arange(len(query)), pd.Index(pd.arrays.ArrowStringArray(docs)), score,
-                      judging_lines(judgments, query, docs), np.bincount(query, minlength=len(judgments.queries)) > 0, ran)
+    return MatchedRun(query, np.arange(len(query)), names, score, found,
+                      np.bincount(query, minlength=len(judgments.queries)) > 0, ran)
 
 # %% ../../nbs/43_judgments.ipynb #9ea9fc63
-def _grouped_order(query: np.ndarray, score: np.ndarray) -> np.ndarray | None:
-    "The permutation moving blocks into query order, if each query's lines are one block of decreasing scores; else None."
+def _query_blocks(query: np.ndarray) -> np.ndarray | None:
+    "The offsets of the blocks of lines of one query, if each query's lines form one block; else None."
     n = len(query)
     block_start = np.ones(n, dtype=bool)
     block_start[1:] = query[1:] != query[:-1]
     starts = np.flatnonzero(block_start)
-    if len(starts) != len(np.unique(query[starts])) or (~block_start[1:] & (score[1:] > score[:-1])).any():
-        return None
-    lengths = np.diff(np.append(starts, n))
+    return np.append(starts, n) if len(starts) == len(np.unique(query[starts])) else None
+
+def _blocks_in_query_order(query: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    "The permutation moving whole blocks of lines into the order of their query."
+    starts, lengths = offsets[:-1], lengths_from_offsets(offsets)
     blocks = np.argsort(query[starts], kind="stable")
     new_starts = np.cumsum(lengths[blocks]) - lengths[blocks]
-    return np.arange(n) - np.repeat(new_starts, lengths[blocks]) + np.repeat(starts[blocks], lengths[blocks])
+    return np.arange(offsets[-1]) - np.repeat(new_starts, lengths[blocks]) + np.repeat(starts[blocks], lengths[blocks])
+
+# %% ../../nbs/43_judgments.ipynb #qs0a0001
+def _sorted_within(score: np.ndarray, offsets: np.ndarray) -> np.ndarray | None:
+    "The stable permutation sorting each block by decreasing score where it lies; None if that takes a general sort."
+    rising = score[1:] > score[:-1]
+    rising[offsets[1:-1] - 1] = False                  # from the last line of a block to the next block's first
+    if not rising.any():
+        return np.arange(len(score))
+    return sorted_desc((score,), offsets)[0] if uniform_length(offsets) else None
+
+def _query_score_order(query: np.ndarray, score: np.ndarray) -> np.ndarray:
+    "The stable permutation putting lines in order of query, then decreasing score."
+    offsets = _query_blocks(query)
+    within = None if offsets is None else _sorted_within(score, offsets)
+    if within is None:
+        table = pa.table({"query": query, "score": score})
+        return pc.sort_indices(table, sort_keys=[("query", "ascending"), ("score", "descending")]).to_numpy().astype(np.int64)
+    return within[_blocks_in_query_order(query, offsets)]
 
 # %% ../../nbs/43_judgments.ipynb #4da97b17
 _TIE_KEYS = {"docno": ("doc", "descending"), "docno_ascending": ("doc", "ascending"),
              "worst": ("grade", "ascending"), "best": ("grade", "descending")}
 
-def _line_names(joined: JoinedRun) -> pa.Array:
-    "Each line's document id as Arrow text (no copy when the lines' documents are `doc_names` in order, as from dicts)."
-    names, doc = _arrow_strings(joined.doc_names), joined.doc
-    in_order = len(names) == len(doc) and (len(doc) == 0 or (doc[0] == 0 and (np.diff(doc) == 1).all()))
-    return names if in_order else names.take(doc)
+def _line_names(joined: JoinedRun, rows: np.ndarray) -> pa.Array:
+    "The document id of each of the lines `rows`, as Arrow text."
+    if isinstance(joined.doc_names, np.ndarray):      # a run read from dicts: each line's id
+        return pa.array(joined.doc_names[joined.doc[rows]], type=pa.large_string())
+    return _arrow_strings(joined.doc_names).take(joined.doc[rows])
 
-def _sorted_order(joined: JoinedRun, ties: str) -> np.ndarray:
-    "The stable permutation putting lines in order of query, decreasing score, then the key of `ties`: one Arrow sort."
-    columns, keys = {"query": joined.query, "score": joined.score}, [("query", "ascending"), ("score", "descending")]
-    if ties in _TIE_KEYS:
-        column, direction = _TIE_KEYS[ties]
-        columns[column] = _line_names(joined) if column == "doc" else joined.grade
-        keys.append((column, direction))
-    return pc.sort_indices(pa.table(columns), sort_keys=keys).to_numpy()
+def _break_ties(order: np.ndarray, joined: JoinedRun, ties: str = "docno") -> np.ndarray:
+    "`order` with each run of tied scores within a query reordered by the key of `ties`, then input order."
+    sorted_query, sorted_score = joined.query[order], joined.score[order]
+    same = (sorted_score[1:] == sorted_score[:-1]) & (sorted_query[1:] == sorted_query[:-1])
+    if not same.any():
+        return order
+    tied = np.zeros(len(order), dtype=bool)
+    tied[1:] |= same
+    tied[:-1] |= same
+    at = np.flatnonzero(tied)
+    rows, column, direction = order[at], *_TIE_KEYS[ties]
+    run = np.cumsum(np.concatenate(([True], ~same)))[at]
+    keys = {"run": run, "key": _line_names(joined, rows) if column == "doc" else joined.grade[rows]}
+    order[at] = rows[pc.sort_indices(pa.table(keys), sort_keys=[("run", "ascending"), ("key", direction)]).to_numpy()]
+    return order
 
 # %% ../../nbs/43_judgments.ipynb #4c4a9439
 def _numpy_argsort_order(joined: JoinedRun) -> np.ndarray:
@@ -366,8 +373,8 @@ def rank_order(joined: JoinedRun, ties: str) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     if ties == "numpy_argsort":
         return _numpy_argsort_order(joined)
-    order = _grouped_order(joined.query, joined.score) if ties in ("input", "average") else None
-    return _sorted_order(joined, ties) if order is None else order
+    order = _query_score_order(joined.query, joined.score)
+    return order if ties in ("input", "average") else _break_ties(order, joined, ties)
 
 # %% ../../nbs/43_judgments.ipynb #18040a9d
 def _kept_lines(joined: JoinedRun, order: np.ndarray, convention: Convention) -> np.ndarray | None:

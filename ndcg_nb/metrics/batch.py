@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError, InputTypeError, NdcgWarning, UsageError
-from .segments import list_ids, offsets_from_lengths, positions_in_lists
+from .segments import lengths_from_offsets, list_ids, offsets_from_lengths, positions_in_lists
 
 # %% auto #0
 __all__ = ['Batch', 'all_finite', 'as_batch']
@@ -44,7 +44,7 @@ class Batch:
 
     @property
     def lengths(self) -> np.ndarray:
-        return np.diff(self.offsets)
+        return lengths_from_offsets(self.offsets)
 
     def to_matrix(self, values=None, fill: float = 0.0) -> np.ndarray:
         "The lists as a 2-D array padded on the right with `fill` (for display and small batches)."

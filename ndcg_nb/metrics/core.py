@@ -18,9 +18,10 @@ from ..policy_checks import check_finite_sums, check_normalized, check_output, c
 from ..policies import check_depth, cut_truncation, judged_normalization, linear_gain, retrieved_normalization
 from ..presets import AGGREGATIONS, SIGNED_ZERO_IDCG, SKIPPED_ZERO_IDCG, ZERO_IDCG_POLICIES
 from .batch import Batch, all_finite, as_batch
-from .segments import (by_row_blocks, code_counts, group_mean, list_ids, offsets_from_lengths, positions_in_lists, row_blocks,
-                             row_runs, run_mean, segment_sum, sorted_desc, take_columns, tie_runs, top_k_and_rest,
-                             top_k_partition, top_k_stable, top_k_unstable, uniform_length)
+from .segments import (by_row_blocks, code_counts, group_mean, lengths_from_offsets, list_ids,
+                                      offsets_from_lengths, positions_in_lists, row_blocks, row_runs, run_mean,
+                                      segment_sum, sorted_desc, take_columns, tie_runs, top_k_and_rest,
+                                      top_k_partition, top_k_stable, top_k_unstable, uniform_length)
 
 # %% auto #0
 __all__ = ['TIE_RULES', 'IDEAL_NEGATIVES', 'MAX_GAIN_CODES', 'SUMMARY_ROWS', 'numpy_argsort_order', 'Scores', 'ListPolicies',
@@ -35,7 +36,7 @@ TIE_RULES = ("average", "input", "worst", "best", "numpy_argsort")
 def numpy_argsort_order(scores: np.ndarray, offsets: np.ndarray, k: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Indices putting each list in the order `np.argsort(list_scores)[::-1]` gives (NumPy's default, unstable
     sort, as scikit-learn's `ignore_ties=True`), keeping the first `k` of each list; and the offsets of the result."""
-    lengths = np.diff(offsets)
+    lengths = lengths_from_offsets(offsets)
     kept = lengths if k is None else np.minimum(lengths, k)
     new_offsets = offsets_from_lengths(kept)
     index = np.empty(int(kept.sum()), dtype=np.int64)
@@ -75,11 +76,11 @@ class Scores:
 
     @property
     def lengths(self) -> np.ndarray:
-        return np.diff(self.offsets)
+        return lengths_from_offsets(self.offsets)
 
     @property
     def ideal_lengths(self) -> np.ndarray:
-        return np.diff(self.ideal_offsets)
+        return lengths_from_offsets(self.ideal_offsets)
 
 # %% ../../nbs/30_core.ipynb #d25a4be9
 IDEAL_NEGATIVES = ("drop", "keep")
@@ -165,7 +166,7 @@ class ListsToScore:
 # %% ../../nbs/30_core.ipynb #039e8c2a
 def _max_per_list(grades: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     "The largest grade of each list (0 for an empty list)."
-    lengths = np.diff(offsets)
+    lengths = lengths_from_offsets(offsets)
     out = np.zeros(len(lengths))
     filled = lengths > 0
     if filled.any():
@@ -269,7 +270,9 @@ def _truncate(truncation: BoundPolicy, grades: np.ndarray, offsets: np.ndarray, 
     """Step 3: apply a truncation policy and check what it returned: of each list, a prefix (or, when it gives
     `source`, documents in their order) and documents appended, at most `k`. Returns the grades and offsets
     it gave, and two masks selecting the kept documents in its output and in its input (in the same order)."""
-    lengths = np.diff(offsets)
+    lengths = lengths_from_offsets(offsets)
+    if getattr(truncation.policy, "function", None) is cut_truncation and (k is None or not len(lengths) or lengths.max() <= k):
+        return grades, offsets, slice(None), slice(None)       # the built-in cut has nothing to cut
     result = truncation(grades, lengths, k, context=context)
     name = f"truncation policy {truncation.policy.name!r} from plugin {truncation.policy.plugin!r}"
     try:
@@ -398,7 +401,7 @@ def discount_weights(discount: BoundPolicy, depth: int, k=None) -> np.ndarray:
 # %% ../../nbs/30_core.ipynb #f8cf32dd
 def _list_weights(discount: BoundPolicy, offsets: list, k=None) -> list[np.ndarray]:
     "Step 5, for a discount that asks for list lengths: one weight per document of every list, split by `offsets`."
-    lengths = np.concatenate([np.diff(o) for o in offsets])
+    lengths = np.concatenate([lengths_from_offsets(o) for o in offsets])
     ranks = positions_in_lists(offsets_from_lengths(lengths)) + 1
     weights = check_values(discount, discount(ranks, context={"k": k, "lengths": lengths}), ranks.shape,
                        "the ranks of every list")
@@ -436,7 +439,7 @@ def _worst_dcg(pool: Batch, pool_gains: np.ndarray, k, dcg_of) -> np.ndarray:
 # %% ../../nbs/30_core.ipynb #3d0819ba
 def _ideal_dcg_at_length(s: Scores, dcg_of) -> np.ndarray:
     "The ideal DCG of each list cut at the length of its ranked list (after truncation): `ideal_dcg_at_length`."
-    lengths = np.diff(s.offsets)
+    lengths = lengths_from_offsets(s.offsets)
     keep = positions_in_lists(s.ideal_offsets) < lengths[list_ids(s.ideal_offsets)]
     counts = segment_sum(keep.astype(float), s.ideal_offsets).astype(np.int64)
     return dcg_of(s.ideal_grades[keep], counts)
@@ -465,8 +468,8 @@ def _normalize(p: ListPolicies, s: Scores, lists: ListsToScore, pool_gains, k, m
                  "worst_dcg": lambda: _worst_dcg(pool, pool_gains, k, dcg_of), "max_grades": lambda: max_grades,
                  "lengths": lambda: s.lengths, "k": lambda: k, "dcg_of": lambda: dcg_of,
                  "ideal_dcg_at_length": lambda: _ideal_dcg_at_length(s, dcg_of),
-                 "pool_grades": lambda: (pool.grades, np.diff(pool.offsets)),
-                 "retrieved_grades": lambda: (lists.batch.grades, np.diff(lists.batch.offsets))}
+                 "pool_grades": lambda: (pool.grades, lengths_from_offsets(pool.offsets)),
+                 "retrieved_grades": lambda: (lists.batch.grades, lengths_from_offsets(lists.batch.offsets))}
     result = p.normalization(s.dcg, context={name: available[name]() for name in p.normalization.context})
     return _checked_references(p.normalization, result, s)
 
@@ -554,7 +557,7 @@ def _weighted_sums(discount: BoundPolicy, k, gains, offsets, ideal_gains, ideal_
         dcg = _discounted_sums(gains, offsets, list_weights[0], per_document=True)
         idcg = _discounted_sums(ideal_gains, ideal_offsets, list_weights[1], per_document=True)
         return dcg, idcg, None, list_weights
-    depth = int(max(np.diff(offsets).max(initial=0), np.diff(ideal_offsets).max(initial=0)))
+    depth = int(max(lengths_from_offsets(offsets).max(initial=0), lengths_from_offsets(ideal_offsets).max(initial=0)))
     weights = discount_weights(discount, depth, k)
     return _discounted_sums(gains, offsets, weights), _discounted_sums(ideal_gains, ideal_offsets, weights), weights, None
 
@@ -863,10 +866,9 @@ def one_ranking_serves(p: ListPolicies, own_pool: bool) -> bool:
 # %% ../../nbs/30_core.ipynb #39c46143
 def _depths_from_one_ranking(full: Scores, depths) -> dict:
     "`{k: Scores}` read from the sums of the whole lists (`k=None`), for the usual normalization."
-    discounted = full.gains * full.weights[positions_in_lists(full.offsets)] if len(full.gains) else full.gains
-    ideal_discounted = (full.ideal_gains * full.weights[positions_in_lists(full.ideal_offsets)]
-                        if len(full.ideal_gains) else full.ideal_gains)
     positions, ideal_positions = positions_in_lists(full.offsets), positions_in_lists(full.ideal_offsets)
+    discounted = full.gains * full.weights[positions] if len(full.gains) else full.gains
+    ideal_discounted = full.ideal_gains * full.weights[ideal_positions] if len(full.ideal_gains) else full.ideal_gains
     zeros = np.zeros(len(full.dcg))
     out = {}
     for k in depths:

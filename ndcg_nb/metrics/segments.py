@@ -8,10 +8,11 @@ from __future__ import annotations
 import numpy as np
 
 # %% auto #0
-__all__ = ['ROW_BLOCK', 'offsets_from_lengths', 'uniform_length', 'list_ids', 'ranks_from_lengths', 'positions_in_lists',
-           'segment_sum', 'take_columns', 'top_k_stable', 'top_k_unstable', 'top_k_partition', 'top_k_and_rest',
-           'row_blocks', 'by_row_blocks', 'column_bits', 'score_keys', 'rows_to_sort_again', 'top_columns_by_keys',
-           'top_k_stable_short', 'sorted_desc', 'tie_runs', 'run_mean', 'row_runs', 'group_mean', 'code_counts']
+__all__ = ['ROW_BLOCK', 'offsets_from_lengths', 'lengths_from_offsets', 'uniform_length', 'list_ids', 'ranks_from_lengths',
+           'positions_in_lists', 'segment_sum', 'take_columns', 'top_k_stable', 'top_k_unstable', 'top_k_partition',
+           'top_k_and_rest', 'row_blocks', 'by_row_blocks', 'column_bits', 'score_keys', 'rows_to_sort_again',
+           'top_columns_by_keys', 'top_k_stable_short', 'sorted_desc', 'tie_runs', 'run_mean', 'row_runs', 'group_mean',
+           'code_counts']
 
 # %% ../../nbs/10_segments.ipynb #8e1d3ddd
 def offsets_from_lengths(lengths) -> np.ndarray:
@@ -20,10 +21,15 @@ def offsets_from_lengths(lengths) -> np.ndarray:
     np.cumsum(lengths, out=offsets[1:])
     return offsets
 
+# %% ../../nbs/10_segments.ipynb #lf0a0001
+def lengths_from_offsets(offsets: np.ndarray) -> np.ndarray:
+    "The length of each list: `np.diff(offsets)`, without its overhead (it counts on small batches)."
+    return offsets[1:] - offsets[:-1]
+
 # %% ../../nbs/10_segments.ipynb #3a9a72b8
 def uniform_length(offsets: np.ndarray) -> int | None:
     "The common length of every list, or None if the lengths differ."
-    lengths = np.diff(offsets)
+    lengths = lengths_from_offsets(offsets)
     if len(lengths) and lengths.min() == lengths.max():
         return int(lengths[0])
     return None
@@ -31,7 +37,7 @@ def uniform_length(offsets: np.ndarray) -> int | None:
 # %% ../../nbs/10_segments.ipynb #41be66ef
 def list_ids(offsets: np.ndarray) -> np.ndarray:
     "The list each element belongs to."
-    return np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+    return np.repeat(np.arange(len(offsets) - 1), lengths_from_offsets(offsets))
 
 # %% ../../nbs/10_segments.ipynb #dfb0541d
 def ranks_from_lengths(lengths: np.ndarray) -> np.ndarray:
@@ -42,7 +48,7 @@ def ranks_from_lengths(lengths: np.ndarray) -> np.ndarray:
 # %% ../../nbs/10_segments.ipynb #46a52329
 def positions_in_lists(offsets: np.ndarray) -> np.ndarray:
     "The 0-based rank of each element within its list."
-    return ranks_from_lengths(np.diff(offsets))
+    return ranks_from_lengths(lengths_from_offsets(offsets))
 
 # %% ../../nbs/10_segments.ipynb #e77d0721
 def segment_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -217,12 +223,11 @@ def sorted_desc(keys: tuple, offsets: np.ndarray, k: int | None = None, stable: 
         columns = _matrix_columns(keys[0].reshape(n, width), keep, stable)
         return (columns + offsets[:-1, None]).reshape(-1), np.arange(n + 1, dtype=np.int64) * keep
     order = np.lexsort(tuple(-key for key in reversed(keys)) + (list_ids(offsets),))
-    lengths = np.diff(offsets)
+    lengths = lengths_from_offsets(offsets)
     if k is None or k >= lengths.max(initial=0):
         return order, offsets
     keep = positions_in_lists(offsets) < k
     return order[keep], offsets_from_lengths(np.minimum(lengths, k))
-
 
 # %% ../../nbs/10_segments.ipynb #d3fc94e3
 def tie_runs(sorted_scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:
