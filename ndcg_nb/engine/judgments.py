@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 from functools import cached_property
+from operator import attrgetter
 
 import numpy as np
 import pandas as pd
@@ -24,9 +25,9 @@ from .plan import RANKING_FIELDS, apply_grade_rules
 from ..metrics.segments import lengths_from_offsets, offsets_from_lengths, sorted_desc, tie_runs, uniform_length
 
 # %% auto #0
-__all__ = ['POOL_FIELDS', 'id_codes', 'id_positions', 'judged_queries', 'Judgments', 'read_judgments', 'MatchedRun', 'JoinedRun',
-           'match_run', 'join_run', 'match_dict_run', 'rank_order', 'ranked_batch', 'pool_order', 'judged_pool',
-           'policy_context', 'no_common_query_message']
+__all__ = ['SMALL_TIES', 'POOL_FIELDS', 'id_codes', 'id_positions', 'judged_queries', 'Judgments', 'read_judgments', 'MatchedRun',
+           'JoinedRun', 'match_run', 'join_run', 'match_dict_run', 'rank_order', 'ranked_batch', 'pool_order',
+           'judged_pool', 'policy_context', 'no_common_query_message']
 
 # %% ../../nbs/43_judgments.ipynb #3c51ad4e
 def id_codes(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
@@ -132,14 +133,14 @@ def _line_of(self) -> dict:
 
 def _pool(self, convention: Convention) -> Batch:
     "The ideal's pool under `convention` (see `judged_pool`), read once per distinct reading of the grades."
-    key = tuple(getattr(convention, name) for name in POOL_FIELDS)
+    key = _pool_key(convention)
     if key not in self.pools:
         self.pools[key] = judged_pool(self, convention)
     return self.pools[key]
 
 def _ideals(self, convention: Convention) -> dict:
     "Where the core remembers the ideal rankings made from the pool under `convention` (see `ListsToScore`)."
-    return self.ideals.setdefault(tuple(getattr(convention, name) for name in POOL_FIELDS), {})
+    return self.ideals.setdefault(_pool_key(convention), {})
 
 def _query_at(self) -> dict:
     "Each judged query id's index into `queries`."
@@ -307,6 +308,8 @@ def _query_blocks(query: np.ndarray) -> np.ndarray | None:
 
 def _blocks_in_query_order(query: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     "The permutation moving whole blocks of lines into the order of their query."
+    if len(offsets) <= 2:
+        return np.arange(offsets[-1])                  # one query: nothing to move
     starts, lengths = offsets[:-1], lengths_from_offsets(offsets)
     blocks = np.argsort(query[starts], kind="stable")
     new_starts = np.cumsum(lengths[blocks]) - lengths[blocks]
@@ -340,6 +343,17 @@ def _line_names(joined: JoinedRun, rows: np.ndarray) -> pa.Array:
         return pa.array(joined.doc_names[joined.doc[rows]], type=pa.large_string())
     return _arrow_strings(joined.doc_names).take(joined.doc[rows])
 
+SMALL_TIES = 64   # up to this many tied lines are ordered by Python's sort; more, by one Arrow sort
+
+def _tie_order(run: np.ndarray, keys, direction: str) -> np.ndarray:
+    "The stable order of tied lines by their run of ties, then by `keys` (Arrow text or grades) in `direction`."
+    if len(run) > SMALL_TIES:
+        table = pa.table({"run": run, "key": keys})
+        return pc.sort_indices(table, sort_keys=[("run", "ascending"), ("key", direction)]).to_numpy()
+    keys = keys.to_pylist() if isinstance(keys, pa.Array) else keys.tolist()   # str order is UTF-8's byte order
+    order = sorted(range(len(run)), key=keys.__getitem__, reverse=direction == "descending")   # stable, reversed too
+    return np.array(sorted(order, key=run.tolist().__getitem__), dtype=np.int64)
+
 def _break_ties(order: np.ndarray, joined: JoinedRun, ties: str = "docno") -> np.ndarray:
     "`order` with each run of tied scores within a query reordered by the key of `ties`, then input order."
     sorted_query, sorted_score = joined.query[order], joined.score[order]
@@ -352,8 +366,7 @@ def _break_ties(order: np.ndarray, joined: JoinedRun, ties: str = "docno") -> np
     at = np.flatnonzero(tied)
     rows, column, direction = order[at], *_TIE_KEYS[ties]
     run = np.cumsum(np.concatenate(([True], ~same)))[at]
-    keys = {"run": run, "key": _line_names(joined, rows) if column == "doc" else joined.grade[rows]}
-    order[at] = rows[pc.sort_indices(pa.table(keys), sort_keys=[("run", "ascending"), ("key", direction)]).to_numpy()]
+    order[at] = rows[_tie_order(run, _line_names(joined, rows) if column == "doc" else joined.grade[rows], direction)]
     return order
 
 # %% ../../nbs/43_judgments.ipynb #4c4a9439
@@ -400,6 +413,7 @@ def ranked_batch(joined: JoinedRun, n_queries: int, convention: Convention) -> t
 
 # %% ../../nbs/43_judgments.ipynb #a4db1b89
 POOL_FIELDS = ("judged_grade", "ideal_grades", "integer_grades", "negative", "min_grade", "ideal_negatives")
+_pool_key = attrgetter(*POOL_FIELDS)
 
 def pool_order(qrels_query: np.ndarray) -> np.ndarray:
     "The qrels lines grouped by judged query, in file order within each query."

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from operator import attrgetter
 
 import numpy as np
 
@@ -19,8 +20,9 @@ from ..metrics.segments import positions_in_lists, segment_sum
 from .measures import Measure, parse_measures
 
 # %% auto #0
-__all__ = ['POLICY_FIELDS', 'RANKING_FIELDS', 'MADE_PLANS', 'BoundConvention', 'resolve_convention', 'bind_convention',
-           'apply_grade_rules', 'run_only_scored', 'query_facts', 'apply_query_rules', 'PlannedMeasure', 'Plan']
+__all__ = ['POLICY_FIELDS', 'RANKING_FIELDS', 'ranking_key', 'MADE_PLANS', 'BoundConvention', 'resolve_convention',
+           'bind_convention', 'apply_grade_rules', 'run_only_scored', 'query_facts', 'apply_query_rules',
+           'PlannedMeasure', 'Plan']
 
 # %% ../../nbs/42_plan.ipynb #7159a297
 def _preset_convention(preset) -> Convention:
@@ -40,6 +42,7 @@ def _preset_convention(preset) -> Convention:
 POLICY_FIELDS = ("gain", "discount", "truncation", "normalization")
 RANKING_FIELDS = ("ties", "unjudged", "negative", "min_grade", "integer_grades", "float32_scores", "max_docs",
                   "judged_grade", "unjudged_grade")   # what the joined and ranked lines of a run depend on
+ranking_key = attrgetter(*RANKING_FIELDS)   # a convention's ranking fields, as one tuple
 
 @dataclass(frozen=True)
 class BoundConvention:
@@ -78,7 +81,7 @@ class BoundConvention:
     @property
     def ranking_key(self) -> tuple:
         "The fields the ranked lists depend on: two conventions that agree on them rank a run alike."
-        return tuple(getattr(self.convention, name) for name in RANKING_FIELDS)
+        return ranking_key(self.convention)
 
 # %% ../../nbs/42_plan.ipynb #14025c40
 def resolve_convention(preset="trec_eval", **overrides) -> Convention:

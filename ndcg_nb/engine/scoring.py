@@ -25,7 +25,7 @@ from .measures import parse_measure
 from ..metrics.trec_measures import averaged_ndcg
 from ..policies import retrieved_normalization
 from ..presets import SKIPPED_ZERO_IDCG, Convention
-from .plan import RANKING_FIELDS, Plan, PlannedMeasure, apply_query_rules, query_facts, run_only_scored
+from .plan import Plan, PlannedMeasure, apply_query_rules, query_facts, ranking_key, run_only_scored
 
 # %% auto #0
 __all__ = ['STATUSES', 'json_value', 'Evaluation', 'convention_line', 'QueryValues', 'measure_summary', 'query_weight_table',
@@ -178,7 +178,7 @@ class _Rankings:
 
     def __call__(self, conv: Convention) -> tuple:
         "(joined run, batch, tie groups, joined line of each ranked document) under `conv`."
-        key = tuple(getattr(conv, name) for name in RANKING_FIELDS)
+        key = ranking_key(conv)
         if key not in self.made:
             joined = join_run(self.run, self.judgments, conv)
             if self.no_common_query == "error" and not joined.in_run.any():
