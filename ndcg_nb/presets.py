@@ -15,12 +15,13 @@ from .errors import UsageError
 
 # %% auto #0
 __all__ = ['ZERO_IDCG_POLICIES', 'SIGNED_ZERO_IDCG', 'SKIPPED_ZERO_IDCG', 'AGGREGATIONS', 'FIELD_KINDS', 'FIELDS',
-           'CONVENTION_CHOICES', 'PRESET_NOTES', 'parse_flag', 'Convention', 'convention_table', 'read_field',
-           'trec_eval_preset', 'sklearn_preset', 'sklearn_ignore_ties_preset', 'lightgbm_preset', 'xgboost_preset',
-           'ranx_preset', 'ranx_burges_preset', 'preset_note', 'ir_measures_preset', 'gdeval_preset',
-           'trectools_preset', 'ntcir_preset', 'ntcir_ndcg_b_preset', 'torchmetrics_preset', 'tf_ranking_preset',
-           'catboost_preset', 'ranklib_preset', 'spark_mllib_preset', 'recommenders_preset', 'recbole_preset',
-           'elliot_preset', 'vespa_preset', 'elasticsearch_preset', 'register_presets']
+           'CONVENTION_CHOICES', 'TABLE_FIELDS', 'PRESET_NOTES', 'parse_flag', 'Convention', 'as_table',
+           'convention_table', 'read_field', 'trec_eval_preset', 'sklearn_preset', 'sklearn_ignore_ties_preset',
+           'lightgbm_preset', 'xgboost_preset', 'ranx_preset', 'ranx_burges_preset', 'preset_note',
+           'ir_measures_preset', 'gdeval_preset', 'trectools_preset', 'ntcir_preset', 'ntcir_ndcg_b_preset',
+           'torchmetrics_preset', 'tf_ranking_preset', 'catboost_preset', 'ranklib_preset', 'spark_mllib_preset',
+           'recommenders_preset', 'recbole_preset', 'elliot_preset', 'vespa_preset', 'elasticsearch_preset',
+           'register_presets']
 
 # %% ../nbs/23_presets.ipynb #5b40bc5f
 ZERO_IDCG_POLICIES = ("zero", "one", "skip", "nan", "raise", "signed", "signed_skip")  # a list with IDCG <= 0
@@ -29,7 +30,7 @@ SKIPPED_ZERO_IDCG = ("skip", "signed_skip")    # the undefined lists are left ou
 AGGREGATIONS = ("mean", "median", "lower_median", "min", "max")
 
 # %% ../nbs/23_presets.ipynb #fd01a002
-FIELD_KINDS = ("policy", "choice", "flag", "count", "number", "name")
+FIELD_KINDS = ("policy", "choice", "flag", "count", "number", "table", "name")
 
 def _field(default, kind: str, doc: str, choices: tuple = ()):
     "A convention field: its default, its kind (one of `FIELD_KINDS`), its choices and what it decides."
@@ -92,6 +93,9 @@ class Convention:
                                         "relevant\" (Recommenders' binary score)")
     unjudged_grade: float | None = _field(None, "number", "the grade of a retrieved unjudged document, never in the "
                                           "ideal (Elasticsearch's `unknown_doc_rating`)")
+    relevance_map: tuple | None = _field(None, "table", "judgments read through this table before any other rule "
+                                         "but `judged_grade` and `integer_grades`: a listed grade takes its new value, the "
+                                         "others keep theirs (ir_measures' `nDCG(gains=...)`, which rewrites the qrels)")
     aggregation: str = _field("mean", "choice", "how per-query values become one number (torch's median is the "
                               "lower one)", AGGREGATIONS)
     default_depth: int | None = _field(None, "count", "the depth of a measure named without one (XGBoost's `ndcg` is "
@@ -107,6 +111,8 @@ class Convention:
     preset: str | None = _field(None, "name", "the preset the convention came from")
 
     def __post_init__(self):
+        for name in TABLE_FIELDS:
+            object.__setattr__(self, name, as_table(name, getattr(self, name)))
         _check_fields(self)
 
     def replace(self, **changes) -> "Convention":
@@ -122,6 +128,7 @@ class Convention:
 # %% ../nbs/23_presets.ipynb #fd01a008
 FIELDS = {f.name: f for f in dataclasses.fields(Convention)}
 CONVENTION_CHOICES = {name: f.metadata["choices"] for name, f in FIELDS.items() if f.metadata["kind"] == "choice"}
+TABLE_FIELDS = tuple(name for name, f in FIELDS.items() if f.metadata["kind"] == "table")
 
 # %% ../nbs/23_presets.ipynb #1d5c3451
 def _check_number(name: str, value, whole: bool = False) -> None:
@@ -138,6 +145,21 @@ def _check_number(name: str, value, whole: bool = False) -> None:
         finite = False
     if not finite:
         raise UsageError(f"{name} must be a finite number or None, got {value!r}")
+
+def as_table(name: str, value) -> tuple | None:
+    "A table field's value as sorted `(grade, new grade)` pairs of floats (from a dict or pairs); None stays None."
+    if value is None:
+        return None
+    try:
+        pairs = sorted((float(a), float(b)) for a, b in (value.items() if isinstance(value, dict) else value))
+        flat = [x for pair in (value.items() if isinstance(value, dict) else value) for x in pair]
+    except (TypeError, ValueError):
+        raise UsageError(f"{name} is a table of grade -> new grade, e.g. {{0: 1, 1: 4}}, not {value!r}") from None
+    if any(isinstance(x, bool) for x in flat) or not all(map(math.isfinite, [x for pair in pairs for x in pair])):
+        raise UsageError(f"{name}: every grade and new grade is a finite number, got {value!r}")
+    if len({a for a, _ in pairs}) != len(pairs):
+        raise UsageError(f"{name}: a grade is listed twice in {value!r}")
+    return tuple(pairs)
 
 def _check_flag(name: str, value) -> None:
     numpy = sys.modules.get("numpy")
@@ -162,7 +184,7 @@ def _shown_choices(f) -> str:
     if kind == "choice":
         return ", ".join(f"`{c}`" for c in f.metadata["choices"])
     return {"policy": "policy spec", "flag": "`True`, `False`", "count": "whole number or `None`",
-            "number": "number or `None`", "name": "text or `None`"}[kind]
+            "number": "number or `None`", "table": "`grade=new,...` or `None`", "name": "text or `None`"}[kind]
 
 def convention_table() -> str:
     "The convention's fields as a markdown table: name, values, default and what each decides."
@@ -173,7 +195,8 @@ def convention_table() -> str:
 _NONE = ("none", "")
 
 def read_field(name: str, text: str):
-    "The value of field `name` written as `text`: a flag by `parse_flag`, a count or number as one, `none` as None."
+    """The value of field `name` written as `text`: a flag by `parse_flag`, a count or number as one, a table as
+    `grade=new,...`, `none` as None."""
     if name not in FIELDS:
         raise UsageError(f"unknown convention field {name!r}; fields: {', '.join(FIELDS)}")
     kind = FIELDS[name].metadata["kind"]
@@ -183,6 +206,8 @@ def read_field(name: str, text: str):
         return None
     if kind == "flag":
         return parse_flag(text, name)
+    if kind == "table":
+        return as_table(name, [pair.split("=", 1) for pair in text.split(",")])
     try:
         return int(text) if kind == "count" else float(text)
     except ValueError:

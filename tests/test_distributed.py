@@ -111,6 +111,14 @@ def test_trec_eval_complete_flag(client):
     assert ours.aggregate["n_missing_scored_zero"].iloc[0] == 1
 
 
+@pytest.mark.parametrize("complete", [False, True])
+def test_trec_eval_family_with_gain_tables(client, complete):
+    "dcg, ideal_dcg and trec_eval's gain tables (issue 33) on workers, on trec_eval's collection with judgments of -1."
+    measures = ["dcg", "ideal_dcg", "ndcg.0=1,1=4", "ndcg.-1=-2,1=1", "dcg.1=1.5,2=1", "ndcg_rel.0=1,1=4", "Rndcg.0=1,1=4"]
+    same(os.path.join(TREC, "qrels.rel_level"), os.path.join(TREC, "results.test"), measures, npartitions=2,
+         preset="trec_eval", **({"missing_queries": "zero"} if complete else {}))
+
+
 @pytest.mark.parametrize("preset", PRESETS)
 def test_generated_ties_every_preset(client, preset):
     qrels, run = generated()
@@ -303,6 +311,16 @@ def test_spark_same_numbers(spark):
         assert_same(ours, evaluate_in_memory(qrels, run, MEASURES, preset=preset, progress=False, **options))
     import ndcg_nb          # the top-level evaluate sends PySpark DataFrames to evaluate_spark
     assert_same(ndcg_nb.evaluate(spark_qrels, spark_run, MEASURES), evaluate_in_memory(qrels, run, MEASURES, progress=False))
+
+
+@needs_spark
+@pytest.mark.filterwarnings("ignore::FutureWarning")
+def test_spark_trec_eval_family_with_gain_tables(spark):
+    "dcg, ideal_dcg and trec_eval's gain tables (issue 33) on Spark: the in-memory numbers."
+    qrels, run = generated(seed=3, n_queries=60)
+    measures = ["dcg", "ideal_dcg", "ndcg.0=1,1=4", "ndcg.-1=-2,1=1", "ndcg_rel.0=1,1=4", "Rndcg.0=1,1=4"]
+    ours = evaluate_spark(spark.createDataFrame(qrels), spark.createDataFrame(run), measures, preset="trec_eval")
+    assert_same(ours, evaluate_in_memory(qrels, run, measures, preset="trec_eval", progress=False))
 
 
 @needs_spark

@@ -20,6 +20,7 @@ from ..plugins import BoundPolicy
 from ..errors import UsageError
 from .runs import as_qrels, check_duplicates_rule
 from ..metrics.core import numpy_argsort_order
+from ..metrics.trec_measures import relevance_levels
 from ..presets import CONVENTION_CHOICES, Convention
 from .plan import RANKING_FIELDS, apply_grade_rules
 from ..metrics.segments import lengths_from_offsets, offsets_from_lengths, sorted_desc, tie_runs, uniform_length
@@ -27,7 +28,7 @@ from ..metrics.segments import lengths_from_offsets, offsets_from_lengths, sorte
 # %% auto #0
 __all__ = ['SMALL_TIES', 'POOL_FIELDS', 'id_codes', 'id_positions', 'judged_queries', 'Judgments', 'read_judgments', 'MatchedRun',
            'JoinedRun', 'match_run', 'join_run', 'match_dict_run', 'rank_order', 'ranked_batch', 'pool_order',
-           'judged_pool', 'policy_context', 'no_common_query_message']
+           'judged_pool', 'line_levels', 'policy_context', 'no_common_query_message']
 
 # %% ../../nbs/43_judgments.ipynb #3c51ad4e
 def id_codes(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
@@ -412,7 +413,7 @@ def ranked_batch(joined: JoinedRun, n_queries: int, convention: Convention) -> t
     return batch, groups, order
 
 # %% ../../nbs/43_judgments.ipynb #a4db1b89
-POOL_FIELDS = ("judged_grade", "ideal_grades", "integer_grades", "negative", "min_grade", "ideal_negatives")
+POOL_FIELDS = ("judged_grade", "ideal_grades", "integer_grades", "negative", "min_grade", "ideal_negatives", "relevance_map")
 _pool_key = attrgetter(*POOL_FIELDS)
 
 def pool_order(qrels_query: np.ndarray) -> np.ndarray:
@@ -425,6 +426,21 @@ def judged_pool(judgments: Judgments, convention: Convention) -> Batch:
                                   negative=convention.ideal_negatives == "keep", pool=True)
     order = pool_order(judgments.qrels_query)
     return Batch.from_lengths(grades[order], np.bincount(judgments.qrels_query, minlength=len(judgments.queries)))
+
+# %% ../../nbs/43_judgments.ipynb #lv0a0002
+def line_levels(run: MatchedRun, judgments: Judgments) -> np.ndarray:
+    "Each matched line's trec_eval level: its judgment's whole part if 0 or more, -2 if below 0, -1 if not judged."
+    judged = run.found >= 0
+    grades = judgments.relevance[np.maximum(run.found, 0)] if len(judgments.relevance) else np.zeros(len(judged))
+    return relevance_levels(grades, judged)
+
+def _level_pool(self) -> Batch:
+    "Every query's judged documents' trec_eval levels, in `pool_order`."
+    levels = relevance_levels(self.relevance, np.ones(len(self.relevance), dtype=bool))
+    return Batch.from_lengths(levels[pool_order(self.qrels_query)], np.bincount(self.qrels_query, minlength=len(self.queries)))
+
+Judgments.level_pool = cached_property(_level_pool)
+Judgments.level_pool.__set_name__(Judgments, "level_pool")
 
 # %% ../../nbs/43_judgments.ipynb #dbe51ad6
 def policy_context(truncation: BoundPolicy, joined: JoinedRun, rows: np.ndarray,

@@ -18,8 +18,8 @@ from ..errors import PluginError
 from ..presets import Convention
 
 # %% auto #0
-__all__ = ['TREC_CUTOFFS', 'TREC_AVERAGED', 'IR_MEASURES_FIELDS', 'GDEVAL_FIELDS', 'Measure', 'ir_measures_hint', 'parse_measure',
-           'parse_measures']
+__all__ = ['TREC_CUTOFFS', 'TREC_AVERAGED', 'TREC_FAMILY', 'IR_MEASURES_FIELDS', 'GDEVAL_FIELDS', 'Measure', 'ir_measures_hint',
+           'parse_measure', 'parse_measures']
 
 # %% ../../nbs/41_measures.ipynb #7cc76143
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -30,10 +30,11 @@ class Measure:
     k: int | None
     gains: tuple = ()       # ((grade, gain), ...) for trec_eval's ndcg.rel=gain,...
     overrides: tuple = ()   # ((field, value), ...): the convention fields a plugin's measure stands for
-    kind: str = "ndcg"       # "ndcg", or trec_eval's averaged variants "ndcg_rel" and "Rndcg" (module trec_measures)
+    kind: str = "ndcg"       # "ndcg", trec_eval's "dcg" and "ideal_dcg", or its averaged "ndcg_rel" and "Rndcg"
 
 # %% ../../nbs/41_measures.ipynb #2e3b9cc7
 TREC_AVERAGED = ("ndcg_rel", "Rndcg")
+TREC_FAMILY = ("ndcg", "dcg", "ideal_dcg", *TREC_AVERAGED)   # trec_eval's measures that take a gain table
 
 # %% ../../nbs/41_measures.ipynb #fd3499b6
 def _depth(text: str, measure: str, trec_style: bool = False) -> int:
@@ -67,6 +68,17 @@ def _gain_pairs(text: str, name: str) -> tuple:
         except ValueError:
             raise UsageError(f"measure {name!r}: cannot read gain {pair!r}; write grade=gain") from None
     return tuple(pairs)
+
+# %% ../../nbs/41_measures.ipynb #tf0a0001
+def _trec_family(text: str, name: str) -> list[Measure] | None:
+    "trec_eval's `ndcg`, `dcg`, `ideal_dcg`, `ndcg_rel` and `Rndcg`, alone or with a gain table; None for another name."
+    if text in TREC_FAMILY:
+        return [Measure(text, None, kind=text)]
+    custom = re.fullmatch(r"(ndcg_rel|Rndcg|ideal_dcg|dcg|ndcg)[._](\S+=\S+)", text)
+    if custom is None:
+        return None
+    kind, table = custom.groups()
+    return [Measure(f"{kind}_{table}", None, _gain_pairs(table, name), kind=kind)]
 
 # %% ../../nbs/41_measures.ipynb #486c2f78
 def _family_depths(text: str, name: str, families) -> tuple[str, list] | None:
@@ -109,8 +121,8 @@ def _unknown_measure(name: str) -> UsageError:
     families = sorted(policies_of("measure"))
     installed = (f"; installed by plugins: {', '.join(f + '@K' for f in families)}" if families
                  else "; no plugin adds measures")
-    return UsageError(f"unknown measure {name!r}; use ndcg, ndcg_cut.K (or ndcg_cut_K), nDCG@K, ndcg_cut "
-                      f"or ndcg.GRADE=GAIN,...{installed} (see `ndcg-nb plugins`)")
+    return UsageError(f"unknown measure {name!r}; use ndcg, ndcg_cut.K (or ndcg_cut_K), nDCG@K, ndcg_cut, dcg, "
+                      f"ideal_dcg, ndcg_rel, Rndcg or ndcg.LEVEL=GAIN,...{installed} (see `ndcg-nb plugins`)")
 
 # %% ../../nbs/41_measures.ipynb #a0c8a893
 IR_MEASURES_FIELDS = {"gain": "linear", "discount": "log2", "truncation": "cut", "ties": "docno",
@@ -118,7 +130,7 @@ IR_MEASURES_FIELDS = {"gain": "linear", "discount": "log2", "truncation": "cut",
                       "integer_grades": True, "float32_scores": True, "missing_queries": "zero", "zero_idcg": "zero",
                       "unjudged_queries": "skip", "ideal_negatives": "drop", "judged_grade": None,
                       "unjudged_grade": None, "aggregation": "mean", "default_depth": None, "zero_grade_sum": "score",
-                      "no_hits": "score", "ideal_grades": "as_ranked"}
+                      "no_hits": "score", "ideal_grades": "as_ranked", "relevance_map": None}
 GDEVAL_FIELDS = {**IR_MEASURES_FIELDS, "gain": "exponential", "min_grade": 1, "float32_scores": False}
 
 # %% ../../nbs/41_measures.ipynb #e979a4cb
@@ -151,8 +163,8 @@ def _ir_object(measure) -> tuple[dict, int | None] | None:
     return params, None if cutoff is None else _depth(str(cutoff), str(measure))
 
 # %% ../../nbs/41_measures.ipynb #e5952e5f
-def _ir_fields(params: dict, k: int | None, name: str) -> tuple[dict, tuple]:
-    "The convention fields and custom (grade, gain) pairs of ir_measures' nDCG with `params`."
+def _ir_fields(params: dict, k: int | None, name: str) -> dict:
+    "The convention fields of ir_measures' nDCG with `params` (its `gains` as the judgments' `relevance_map`)."
     unknown = sorted(set(params) - {"dcg", "gains", "judged_only", "cutoff"})
     if unknown:
         raise UsageError(f"measure {name!r}: ir_measures' nDCG has no parameter {unknown[0]!r}; "
@@ -163,13 +175,16 @@ def _ir_fields(params: dict, k: int | None, name: str) -> tuple[dict, tuple]:
     if gains is not None and not (isinstance(gains, dict) and all(
             isinstance(v, (int, float)) and not isinstance(v, bool) for v in [*gains, *gains.values()])):
         raise UsageError(f"measure {name!r}: gains is a dict of grade -> gain, e.g. {{0: 0, 1: 1, 2: 3}}")
-    pairs = tuple(sorted((float(g), float(v)) for g, v in (gains or {}).items()))
+    if gains is not None and not all(float(v).is_integer() for v in [*gains, *gains.values()]):
+        raise UsageError(f"measure {name!r}: ir_measures takes whole-number gains (pytrec_eval reads judgments as "
+                         "integers); for other gains write trec_eval's ndcg.LEVEL=GAIN,...")
+    table = None if gains is None else tuple(sorted((float(g), float(v)) for g, v in gains.items()))
     if dcg == "log2":
-        return {**IR_MEASURES_FIELDS, "unjudged": "drop" if judged_only else "zero"}, pairs
+        return {**IR_MEASURES_FIELDS, "unjudged": "drop" if judged_only else "zero", "relevance_map": table}
     if judged_only or gains is not None or k is None:
         raise UsageError(f"measure {name!r}: ir_measures computes dcg='exp-log2' with gdeval, which needs a depth "
                          "(@K) and takes neither gains nor judged_only=True")
-    return dict(GDEVAL_FIELDS), pairs
+    return dict(GDEVAL_FIELDS)
 
 # %% ../../nbs/41_measures.ipynb #05163752
 def _ir_name(params: dict, k: int | None) -> str:
@@ -193,8 +208,8 @@ def _ir_measure(found: tuple, name: str) -> Measure:
             raise UsageError(f"measure {name!r}: a depth given twice (cutoff= and @)")
         params = dict(params)
         k = _depth(str(params.pop("cutoff")), name)
-    fields, pairs = _ir_fields(params, k, name)
-    return Measure(_ir_name(params, k), k, pairs, tuple(sorted(fields.items(), key=str)))
+    fields = _ir_fields(params, k, name)
+    return Measure(_ir_name(params, k), k, (), tuple(sorted(fields.items(), key=str)))
 
 # %% ../../nbs/41_measures.ipynb #f0a5119c
 def ir_measures_hint(measure, skipped: int) -> str | None:
@@ -223,10 +238,9 @@ def parse_measure(name) -> list[Measure]:
     if at:
         k = _depth(at.group(1), name)
         return [Measure(f"ndcg_cut_{k}", k)]
-    if text == "ndcg":
-        return [Measure("ndcg", None)]
-    if text in TREC_AVERAGED:
-        return [Measure(text, None, kind=text)]
+    found = _trec_family(text, name)
+    if found is not None:
+        return found
     if text == "ndcg_cut":
         return [Measure(f"ndcg_cut_{k}", k) for k in TREC_CUTOFFS]
     cut = re.fullmatch(r"ndcg_cut[._](\S+)", text)
@@ -236,9 +250,6 @@ def parse_measure(name) -> list[Measure]:
             raise UsageError(f"measure {name!r}: an empty depth; write ndcg_cut.K or ndcg_cut.K1,K2,...")
         depths = sorted({_depth(part, name, trec_style=True) for part in parts})
         return [Measure(f"ndcg_cut_{k}", k) for k in depths]
-    custom = re.fullmatch(r"ndcg[._](\S+=\S+)", text)
-    if custom:
-        return [Measure("ndcg_" + custom.group(1), None, _gain_pairs(custom.group(1), name))]
     found = _plugin_measure(text, name)
     if found is not None:
         return found

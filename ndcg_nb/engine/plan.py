@@ -21,8 +21,8 @@ from .measures import Measure, parse_measures
 
 # %% auto #0
 __all__ = ['POLICY_FIELDS', 'RANKING_FIELDS', 'ranking_key', 'MADE_PLANS', 'BoundConvention', 'resolve_convention',
-           'bind_convention', 'apply_grade_rules', 'run_only_scored', 'query_facts', 'apply_query_rules',
-           'PlannedMeasure', 'Plan']
+           'bind_convention', 'read_through', 'apply_grade_rules', 'run_only_scored', 'query_facts',
+           'apply_query_rules', 'PlannedMeasure', 'Plan']
 
 # %% ../../nbs/42_plan.ipynb #7159a297
 def _preset_convention(preset) -> Convention:
@@ -41,7 +41,7 @@ def _preset_convention(preset) -> Convention:
 # %% ../../nbs/42_plan.ipynb #bc0a0001
 POLICY_FIELDS = ("gain", "discount", "truncation", "normalization")
 RANKING_FIELDS = ("ties", "unjudged", "negative", "min_grade", "integer_grades", "float32_scores", "max_docs",
-                  "judged_grade", "unjudged_grade")   # what the joined and ranked lines of a run depend on
+                  "judged_grade", "unjudged_grade", "relevance_map")   # what the joined and ranked lines depend on
 ranking_key = attrgetter(*RANKING_FIELDS)   # a convention's ranking fields, as one tuple
 
 @dataclass(frozen=True)
@@ -93,11 +93,20 @@ def bind_convention(preset="trec_eval", **overrides) -> BoundConvention:
     base = preset if isinstance(preset, Convention) else _preset_convention(preset)
     return BoundConvention.bind(base.replace(**overrides) if overrides else base)
 
+# %% ../../nbs/42_plan.ipynb #rt0a0001
+def read_through(grades: np.ndarray, judged: np.ndarray, table) -> np.ndarray:
+    "The judged `grades` read through `table` (sorted `(grade, new grade)` pairs), all at once: a new grade is not read again."
+    if not table:
+        return grades
+    old, new = (np.array(column, dtype=float) for column in zip(*table))
+    at = np.minimum(np.searchsorted(old, grades), len(old) - 1)
+    return np.where(judged & (old[at] == grades), new[at], grades)
+
 # %% ../../nbs/42_plan.ipynb #48f6eaa4
 def apply_grade_rules(grades, convention, negative: bool = True, judged=None,
                       pool: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
-    """`grades` as `convention` reads them (its `judged_grade`, `integer_grades`, `negative`, `min_grade` and
-    `unjudged_grade` fields, in that order), and the mask of grades the negative rule set to 0 (None when it does
+    """`grades` as `convention` reads them (its `judged_grade`, `integer_grades`, `relevance_map`, `negative`,
+    `min_grade` and `unjudged_grade` fields, in that order), and the mask of grades the negative rule set to 0 (None when it does
     not apply); `negative=False` skips that rule. `judged`: which grades are judgments (None: all of them).
     `pool`: the grades are the ideal's pool, rounded under `ideal_grades="rint"` instead of truncated."""
     grades = np.asarray(grades, dtype=float)
@@ -108,6 +117,7 @@ def apply_grade_rules(grades, convention, negative: bool = True, judged=None,
         grades = np.rint(grades)
     elif convention.integer_grades:
         grades = np.trunc(grades)
+    grades = read_through(grades, judged, getattr(convention, "relevance_map", None))
     dropped = None
     if negative and convention.negative in ("zero", "drop"):
         dropped = grades < 0

@@ -19,17 +19,18 @@ import pyarrow as pa
 
 from ..metrics.core import ListsToScore, Scores, aggregate, ndcg_ratio, score_depths, summary_html, summary_text
 from ..errors import InputError, UsageError
-from .judgments import (Judgments, MatchedRun, id_positions, join_run, match_run, no_common_query_message,
-                                     policy_context, ranked_batch)
-from .measures import parse_measure
-from ..metrics.trec_measures import averaged_ndcg
+from .judgments import (Judgments, MatchedRun, id_positions, join_run, line_levels, match_run,
+                                     no_common_query_message, policy_context, ranked_batch)
+from .measures import TREC_AVERAGED, parse_measure
+from ..metrics.batch import Batch
+from ..metrics.trec_measures import averaged_ndcg, table_dcgs
 from ..policies import retrieved_normalization
 from ..presets import SKIPPED_ZERO_IDCG, Convention
 from .plan import Plan, PlannedMeasure, apply_query_rules, query_facts, ranking_key, run_only_scored
 
 # %% auto #0
-__all__ = ['STATUSES', 'json_value', 'Evaluation', 'convention_line', 'QueryValues', 'measure_summary', 'query_weight_table',
-           'score_run']
+__all__ = ['STATUSES', 'json_value', 'Evaluation', 'convention_line', 'scored_by_trec_eval', 'QueryValues', 'measure_summary',
+           'query_weight_table', 'score_run']
 
 # %% ../../nbs/44_scoring.ipynb #49cfaaee
 def json_value(value):
@@ -187,11 +188,16 @@ class _Rankings:
         return self.made[key]
 
 # %% ../../nbs/44_scoring.ipynb #02417f6a
+def scored_by_trec_eval(planned: PlannedMeasure) -> bool:
+    "Whether trec_eval's own code scores the measure: `ndcg_rel`, `Rndcg`, and a gain table under the `trec_eval` preset."
+    measure = planned.measure
+    return measure.kind in TREC_AVERAGED or bool(measure.gains) and planned.convention.convention.preset == "trec_eval"
+
 def _depth_groups(plan: Plan) -> dict[tuple, tuple[PlannedMeasure, list]]:
-    "Each (custom gains, convention changes) of the plan's NDCGs: its first measure and its depths, in the order asked."
+    "Each (custom gains, convention changes) of the measures the core scores: its first measure and its depths, as asked."
     groups = {}
     for planned in plan.measures:
-        if planned.measure.kind == "ndcg":
+        if not scored_by_trec_eval(planned):
             key = (planned.measure.gains, planned.measure.overrides)
             groups.setdefault(key, (planned, []))[1].append(planned.k)
     return groups
@@ -209,19 +215,32 @@ def _score_group(rankings: _Rankings, planned: PlannedMeasure, depths: list) -> 
     return score_depths(lists, depths, planned.policies)
 
 # %% ../../nbs/44_scoring.ipynb #83d0ae46
-_TREC_POLICIES = {"gain": "linear", "discount": "log2", "normalization": "judged", "truncation": "cut"}
+_TREC_FIELDS = {"gain": "linear", "discount": "log2", "normalization": "judged", "truncation": "cut", "negative": "zero",
+                "integer_grades": True, "min_grade": None, "judged_grade": None, "unjudged_grade": None,
+                "relevance_map": None}
 
-def _averaged_score(rankings: _Rankings, planned: PlannedMeasure) -> Scores:
-    "trec_eval's `ndcg_rel` or `Rndcg` of every judged query as `Scores`: the value as DCG, 1 or 0 as IDCG."
-    kind, conv = planned.measure.kind, planned.convention.convention
-    for field, value in _TREC_POLICIES.items():
+def _check_trec_fields(name: str, conv: Convention) -> None:
+    "A `UsageError` for the first field of `conv` on which measure `name`, trec_eval's, cannot be scored as trec_eval does."
+    for field, value in _TREC_FIELDS.items():
         if getattr(conv, field) != value:
-            raise UsageError(f"{kind} is trec_eval's measure: it takes {field}={value!r}, not {getattr(conv, field)!r}")
+            raise UsageError(f"{name} is trec_eval's measure: it takes {field}={value!r}, not {getattr(conv, field)!r}")
     if conv.ties == "average":
-        raise UsageError(f"{kind} is trec_eval's measure: it ranks tied documents in one order; ties='average' is not one")
-    values, has_relevant = averaged_ndcg(kind, rankings(conv)[1], rankings.judgments.pool(conv))
-    one = has_relevant.astype(float)
-    return Scores(values, one, np.zeros(len(one)), one)
+        raise UsageError(f"{name} is trec_eval's measure: it ranks tied documents in one order; ties='average' is not one")
+
+def _trec_score(rankings: _Rankings, planned: PlannedMeasure) -> Scores:
+    """trec_eval's measure `planned` of every judged query as `Scores`: `ndcg`, `dcg` and `ideal_dcg` under its gain
+    table as DCG and IDCG; `ndcg_rel` and `Rndcg` as the value for the DCG, 1 or 0 for the IDCG."""
+    kind, conv = planned.measure.kind, planned.convention.convention
+    _check_trec_fields(planned.name, conv)
+    _, batch, _, rows = rankings(conv)
+    ranked = Batch.from_lengths(line_levels(rankings.run, rankings.judgments)[rows], batch.lengths)
+    pool, gains = rankings.judgments.level_pool, planned.measure.gains
+    if kind in TREC_AVERAGED:
+        values, has_ideal = averaged_ndcg(kind, ranked, pool, gains)
+        one = (has_ideal | ~np.isfinite(values)).astype(float)    # trec_eval's NaN or infinity passes as it is
+        return Scores(values, one, np.zeros(len(one)), one)
+    dcg, idcg = table_dcgs(ranked, pool, gains)
+    return Scores(dcg, idcg, np.zeros(len(dcg)), idcg)
 
 # %% ../../nbs/44_scoring.ipynb #16e701bb
 @dataclass
@@ -233,9 +252,12 @@ class QueryValues:
     in_mean: np.ndarray
     in_run: np.ndarray
 
-def _query_values(s: Scores, in_run: np.ndarray, queries, convention: Convention) -> QueryValues:
-    "Each query's value from its scores, by the convention's `zero_idcg` and `missing_queries`."
-    values, undefined = ndcg_ratio(s.dcg - s.low, s.high - s.low, convention.zero_idcg, names=queries)
+def _query_values(s: Scores, in_run: np.ndarray, queries, convention: Convention, kind: str = "ndcg") -> QueryValues:
+    "Each query's value from its scores (`dcg` and `ideal_dcg`: one of the sums), by `zero_idcg` and `missing_queries`."
+    if kind in ("dcg", "ideal_dcg"):
+        values, undefined = (s.dcg if kind == "dcg" else s.idcg), np.zeros(len(s.dcg), dtype=bool)
+    else:
+        values, undefined = ndcg_ratio(s.dcg - s.low, s.high - s.low, convention.zero_idcg, names=queries)
     counted = np.ones(len(queries), dtype=bool) if convention.missing_queries == "zero" else in_run
     values = np.where(~in_run, 0.0, values)
     in_mean = counted & ~(undefined & (convention.zero_idcg in SKIPPED_ZERO_IDCG))
@@ -282,7 +304,7 @@ def measure_summary(planned: PlannedMeasure, s: Scores, in_run: np.ndarray, quer
     the run's `unjudged` queries (scored 0, or 1 under `unjudged_queries="one"`). `weights`: query id -> weight, for
     a weighted mean. `facts`: what `zero_grade_sum` and `no_hits` read (`query_facts`)."""
     conv = planned.convention.convention
-    q = _query_values(s, in_run, queries, conv)
+    q = _query_values(s, in_run, queries, conv, planned.measure.kind)
     values, in_mean = apply_query_rules(q.values, q.in_mean, q.counted, in_run, facts, conv, queries, len(unjudged))
     status, dcg, idcg = np.where(~in_run, 0, np.where(q.undefined, 1, 2)), s.dcg, s.idcg
     q = dataclasses.replace(q, values=values, in_mean=in_mean)
@@ -366,8 +388,8 @@ def score_run(plan: Plan, judgments: Judgments, run, *, progress=None, no_common
     measures, summary = [], []
     for planned in plan.measures:
         conv = planned.convention.convention
-        s = (scores[planned.measure.gains, planned.measure.overrides][planned.k] if planned.measure.kind == "ndcg"
-             else _averaged_score(rankings, planned))
+        s = (_trec_score(rankings, planned) if scored_by_trec_eval(planned)
+             else scores[planned.measure.gains, planned.measure.overrides][planned.k])
         joined, batch, _, lines = rankings(conv)
         columns, row = measure_summary(planned, s, joined.in_run, judgments.queries, weights=weights,
                                        unjudged=run_only_scored(run_only, conv)[0],
