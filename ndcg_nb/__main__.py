@@ -312,8 +312,10 @@ def _eval_command(commands):
     evaluation = commands.add_parser(
         "eval", help="evaluate a TREC run against qrels (trec_eval's output by default)",
         description="Evaluate a run against relevance judgments. Measures: ndcg, ndcg_cut.K (or ndcg_cut_K, "
-                    "nDCG@K), ndcg_cut (depths 5..1000), ndcg.GRADE=GAIN,..., and FAMILY@K for a measure family "
-                    "a plugin adds (see `ndcg-nb plugins`). Output: trec_eval's three columns.")
+                    "nDCG@K), ndcg_cut (depths 5..1000), dcg, ideal_dcg, ndcg_rel, Rndcg, any of ndcg, dcg, "
+                    "ideal_dcg, ndcg_rel and Rndcg with trec_eval's gain table (ndcg.LEVEL=GAIN,...), ir_measures' "
+                    "nDCG(...)@K, and FAMILY@K for a measure family a plugin adds (see `ndcg-nb plugins`). Output: "
+                    "trec_eval's three columns.")
     evaluation.add_argument("qrels", type=_path, help="TREC qrels file (qid iter docno rel), plain or gzip")
     evaluation.add_argument("run", nargs="+", type=_path, help="TREC run file(s) (qid Q0 docno rank score tag), plain or gzip; "
                             "several runs give one block (or column) per run")

@@ -23,7 +23,7 @@ from .judgments import (Judgments, MatchedRun, id_positions, join_run, line_leve
                                      no_common_query_message, policy_context, ranked_batch)
 from .measures import TREC_AVERAGED, parse_measure
 from ..metrics.batch import Batch
-from ..metrics.trec_measures import averaged_ndcg, table_dcgs
+from ..metrics.trec_measures import averaged_ndcg, table_dcgs, table_note
 from ..policies import retrieved_normalization
 from ..presets import SKIPPED_ZERO_IDCG, Convention
 from .plan import Plan, PlannedMeasure, apply_query_rules, query_facts, ranking_key, run_only_scored
@@ -188,10 +188,19 @@ class _Rankings:
         return self.made[key]
 
 # %% ../../nbs/44_scoring.ipynb #02417f6a
+_TREC_FIELDS = {"gain": "linear", "discount": "log2", "normalization": "judged", "truncation": "cut", "negative": "zero",
+                "integer_grades": True, "min_grade": None, "judged_grade": None, "unjudged_grade": None,
+                "relevance_map": None}
+
+def _is_trec_eval(conv: Convention) -> bool:
+    "Whether `conv` reads judgments and ranks documents as trec_eval does (its flags -c, -J and -M aside)."
+    return all(getattr(conv, field) == value for field, value in _TREC_FIELDS.items()) and conv.ties != "average"
+
 def scored_by_trec_eval(planned: PlannedMeasure) -> bool:
-    "Whether trec_eval's own code scores the measure: `ndcg_rel`, `Rndcg`, and a gain table under the `trec_eval` preset."
-    measure = planned.measure
-    return measure.kind in TREC_AVERAGED or bool(measure.gains) and planned.convention.convention.preset == "trec_eval"
+    """Whether trec_eval's own code scores the measure: `ndcg_rel` and `Rndcg`, and a gain table under the `trec_eval`
+    preset while the convention reads and ranks as trec_eval does (else the table is a gain policy like any other)."""
+    measure, conv = planned.measure, planned.convention.convention
+    return measure.kind in TREC_AVERAGED or bool(measure.gains) and conv.preset == "trec_eval" and _is_trec_eval(conv)
 
 def _depth_groups(plan: Plan) -> dict[tuple, tuple[PlannedMeasure, list]]:
     "Each (custom gains, convention changes) of the measures the core scores: its first measure and its depths, as asked."
@@ -215,10 +224,6 @@ def _score_group(rankings: _Rankings, planned: PlannedMeasure, depths: list) -> 
     return score_depths(lists, depths, planned.policies)
 
 # %% ../../nbs/44_scoring.ipynb #83d0ae46
-_TREC_FIELDS = {"gain": "linear", "discount": "log2", "normalization": "judged", "truncation": "cut", "negative": "zero",
-                "integer_grades": True, "min_grade": None, "judged_grade": None, "unjudged_grade": None,
-                "relevance_map": None}
-
 def _check_trec_fields(name: str, conv: Convention) -> None:
     "A `UsageError` for the first field of `conv` on which measure `name`, trec_eval's, cannot be scored as trec_eval does."
     for field, value in _TREC_FIELDS.items():
@@ -367,6 +372,14 @@ def _run_only_queries(run: MatchedRun, judgments: Judgments) -> np.ndarray:
         names = names[id_positions(names, pd.Index(judgments.queries)) < 0]
     return np.asarray(sorted(names), dtype=object)
 
+# %% ../../nbs/44_scoring.ipynb #tn0a0004
+def _table_notes(planned: PlannedMeasure, values: np.ndarray) -> list[str]:
+    "The note for trec_eval's NDCG under a gain table whose values leave [0, 1] (see `table_note`), if any."
+    if not (planned.measure.gains and scored_by_trec_eval(planned)) or planned.measure.kind in ("dcg", "ideal_dcg"):
+        return []
+    note = table_note(planned.name, planned.measure.gains, values)
+    return [note] if note else []
+
 # %% ../../nbs/44_scoring.ipynb #468b9912
 def score_run(plan: Plan, judgments: Judgments, run, *, progress=None, no_common_query: str = "error",
               weights: dict | None = None) -> Evaluation:
@@ -385,7 +398,7 @@ def score_run(plan: Plan, judgments: Judgments, run, *, progress=None, no_common
     run_only = _run_only_queries(run, judgments)
     bar.step("ranked")
     scores = {key: _score_group(rankings, planned, depths) for key, (planned, depths) in _depth_groups(plan).items()}
-    measures, summary = [], []
+    measures, summary, notes = [], [], []
     for planned in plan.measures:
         conv = planned.convention.convention
         s = (_trec_score(rankings, planned) if scored_by_trec_eval(planned)
@@ -396,6 +409,7 @@ def score_run(plan: Plan, judgments: Judgments, run, *, progress=None, no_common
                                        facts=query_facts(batch, joined.judged, planned.k, conv, rows=lines))
         measures.append(columns)
         summary.append(row)
+        notes += _table_notes(planned, columns["value"][columns["counted"]])
         bar.step(planned.name)
     return Evaluation(lambda: _per_query_frame(measures, judgments.queries), lambda: pd.DataFrame(summary),
-                      plan.convention.convention, run.tag, means={row["measure"]: row["value"] for row in summary})
+                      plan.convention.convention, run.tag, notes, means={row["measure"]: row["value"] for row in summary})

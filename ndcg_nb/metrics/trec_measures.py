@@ -15,7 +15,8 @@ from .segments import list_ids, offsets_from_lengths, positions_in_lists, segmen
 
 # %% auto #0
 __all__ = ['NOT_IN_QRELS', 'JUDGED_NEGATIVE', 'TREC_AVERAGED_MEASURES', 'relevance_levels', 'gain_table', 'level_gains',
-           'ideal_lists', 'running_dcg', 'discounted_sums', 'table_dcgs', 'ndcg_rel', 'rndcg', 'averaged_ndcg']
+           'ideal_lists', 'running_dcg', 'discounted_sums', 'table_dcgs', 'ndcg_rel', 'rndcg', 'averaged_ndcg',
+           'table_note']
 
 # %% ../../nbs/32_trec_measures.ipynb #tm0a0002
 NOT_IN_QRELS = -1        # trec_eval's RELVALUE_NONPOOL
@@ -175,3 +176,30 @@ def averaged_ndcg(kind: str, ranked_levels: Batch, pool_levels: Batch, pairs=())
         ideal = ideals.grades[c:d]
         values[i] = ndcg_rel(gains[a:b], ideal) if kind == "ndcg_rel" else rndcg(gains[a:b], ideal, int(relevant[i]))
     return values, ideals.lengths > 0
+
+# %% ../../nbs/32_trec_measures.ipynb #tn0a0002
+def _table_reasons(pairs) -> list[str]:
+    "What in the gain table `pairs` can take trec_eval's NDCG out of [0, 1]."
+    reasons, negative = [], sorted({int(lv) for lv, g in pairs if g < 0})
+    if negative:
+        reasons.append(f"level(s) {', '.join(map(str, negative))} have a negative gain, which can make a DCG negative")
+    outside = sorted({int(lv) for lv, g in pairs if lv < 0 and g > 0})
+    if outside:
+        reasons.append(f"level(s) {', '.join(map(str, outside))} (not judged, or judged below 0) gain something "
+                       "but never enter the ideal")
+    gains = gain_table(pairs, int(max([lv for lv, _ in pairs] + [0])) + 1)[1]
+    if (np.diff(gains) < 0).any():
+        reasons.append("gains less than 1 apart are written in decreasing order, and trec_eval sorts its table on "
+                       "the whole part of their difference, so its ideal is not the best ranking")
+    return reasons
+
+def table_note(name: str, pairs, values: np.ndarray) -> str | None:
+    "Why some of trec_eval's values of measure `name` under the gain table `pairs` are outside [0, 1]; None if none are."
+    values = np.asarray(values, dtype=float)
+    outside = int((~((values >= 0) & (values <= 1))).sum())
+    if not outside:
+        return None
+    reasons = _table_reasons(pairs)
+    if np.isnan(values).any():
+        reasons.append("Rndcg divides 0 by 0 where no relevant document gains more than 0")
+    return f"{name}: {outside} value(s) outside [0, 1], as trec_eval 10 gives them: {'; '.join(reasons)}"
