@@ -115,20 +115,23 @@ class Convention:
             object.__setattr__(self, name, as_table(name, getattr(self, name)))
         _check_fields(self)
 
-    def replace(self, **changes) -> "Convention":
-        "A copy with some choices changed (unknown names are an error)."
-        unknown = set(changes) - set(FIELDS)
-        if unknown:
-            raise UsageError(f"unknown convention field {sorted(unknown)[0]!r}; fields: {', '.join(FIELDS)}")
-        return dataclasses.replace(self, **changes)
-
-    def as_dict(self) -> dict:
-        return {name: getattr(self, name) for name in FIELDS}
-
 # %% ../nbs/23_presets.ipynb #fd01a008
 FIELDS = {f.name: f for f in dataclasses.fields(Convention)}
 CONVENTION_CHOICES = {name: f.metadata["choices"] for name, f in FIELDS.items() if f.metadata["kind"] == "choice"}
 TABLE_FIELDS = tuple(name for name, f in FIELDS.items() if f.metadata["kind"] == "table")
+
+def _replace(self, **changes) -> Convention:
+    "A copy with some choices changed (unknown names are an error)."
+    unknown = set(changes) - set(FIELDS)
+    if unknown:
+        raise UsageError(f"unknown convention field {sorted(unknown)[0]!r}; fields: {', '.join(FIELDS)}")
+    return dataclasses.replace(self, **changes)
+
+def _as_dict(self) -> dict:
+    "Every field's value by name."
+    return {name: getattr(self, name) for name in FIELDS}
+
+Convention.replace, Convention.as_dict = _replace, _as_dict
 
 # %% ../nbs/23_presets.ipynb #1d5c3451
 def _check_number(name: str, value, whole: bool = False) -> None:
