@@ -18,10 +18,10 @@ from ..policy_checks import check_finite_sums, check_normalized, check_output, c
 from ..policies import check_depth, cut_truncation, judged_normalization, linear_gain, retrieved_normalization
 from ..presets import AGGREGATIONS, SIGNED_ZERO_IDCG, SKIPPED_ZERO_IDCG, ZERO_IDCG_POLICIES
 from .batch import Batch, all_finite, as_batch
-from .segments import (by_row_blocks, code_counts, group_mean, lengths_from_offsets, list_ids,
-                                      offsets_from_lengths, positions_in_lists, row_blocks, row_runs, run_mean,
-                                      segment_sum, sorted_desc, take_columns, tie_runs, top_k_and_rest,
-                                      top_k_partition, top_k_stable, top_k_unstable, uniform_length)
+from .segments import (by_row_blocks, code_counts, group_mean, length_buckets, lengths_from_offsets,
+                                      list_ids, offsets_from_lengths, padded_rows, positions_in_lists, row_blocks,
+                                      row_runs, run_mean, segment_sum, sorted_desc, take_columns, tie_runs,
+                                      top_k_and_rest, top_k_partition, top_k_stable, top_k_unstable, uniform_length)
 
 # %% auto #0
 __all__ = ['TIE_RULES', 'IDEAL_NEGATIVES', 'MAX_GAIN_CODES', 'SUMMARY_ROWS', 'numpy_argsort_order', 'Scores', 'ListPolicies',
@@ -773,18 +773,37 @@ def _counting_serves(p: ListPolicies) -> bool:
             and p.normalization.policy.function is judged_normalization and not p.normalization.params
             and not p.gain.context and not p.discount.context)
 
+# %% ../../nbs/30_core.ipynb #bq0a0002
+def _bucketed_rows_sums(batch: Batch, gains: np.ndarray, k, ties: str, discount: BoundPolicy):
+    "`_equal_rows_sums` of lists of many lengths, one length bucket at a time (gains padded with 0, scores with -inf)."
+    lengths, dcg, idcg = batch.lengths, np.zeros(len(batch)), np.zeros(len(batch))
+    buckets = length_buckets(lengths)
+    for bucket in np.unique(buckets[lengths > 0]):
+        rows = np.flatnonzero((buckets == bucket) & (lengths > 0))
+        padded = padded_rows(np.asarray(gains), batch.offsets, rows, 0.0)
+        scores = None if batch.scores is None else padded_rows(batch.scores, batch.offsets, rows).reshape(-1)
+        part = Batch.from_lengths(padded.reshape(-1), np.full(len(rows), padded.shape[1]), scores=scores)
+        sums = _equal_rows_sums(part, padded.reshape(-1), k, ties, discount)
+        if sums is None:
+            return None
+        dcg[rows], idcg[rows] = sums
+    return dcg, idcg
+
 # %% ../../nbs/30_core.ipynb #e9df54fa
 def _equal_rows_scores(batch: Batch, k, p: ListPolicies) -> Scores | None:
-    "The scores of `score_batch` by the equal-length path, for rows of one length scored against their own grades; else None."
+    """The scores of `score_batch` by the equal-length path, for lists scored against their own grades (lists of
+    many lengths a length bucket at a time); None where that path does not serve."""
     check_depth(k)
-    if not (uniform_length(batch.offsets) and p.ideal_negatives == "drop" and (batch.scores is None or p.ties in TIE_RULES)
-            and _counting_serves(p)):
+    ragged = not uniform_length(batch.offsets)
+    if not (p.ideal_negatives == "drop" and (batch.scores is None or p.ties in TIE_RULES) and _counting_serves(p)):
         return None
+    if ragged and (batch.scores is not None and p.ties == "numpy_argsort" or not len(batch)):
+        return None                                 # NumPy's unstable sort of a padded row need not keep its ties' order
     if p.gain.policy.function is linear_gain and not p.gain.params and batch.given.dtype.kind in "iu":
         gains = batch.given                          # integer labels are their own gains: no float copy
     else:
         gains, _ = _input_gains(p.gain, batch, None, None)
-    sums = _equal_rows_sums(batch, gains, k, p.ties, p.discount)
+    sums = (_bucketed_rows_sums if ragged else _equal_rows_sums)(batch, gains, k, p.ties, p.discount)
     if sums is None:
         return None
     dcg, idcg = sums

@@ -11,8 +11,8 @@ import numpy as np
 __all__ = ['ROW_BLOCK', 'offsets_from_lengths', 'lengths_from_offsets', 'uniform_length', 'list_ids', 'ranks_from_lengths',
            'positions_in_lists', 'segment_sum', 'take_columns', 'top_k_stable', 'top_k_unstable', 'top_k_partition',
            'top_k_and_rest', 'row_blocks', 'by_row_blocks', 'column_bits', 'score_keys', 'rows_to_sort_again',
-           'top_columns_by_keys', 'top_k_stable_short', 'sorted_desc', 'tie_runs', 'run_mean', 'row_runs', 'group_mean',
-           'code_counts']
+           'top_columns_by_keys', 'top_k_stable_short', 'length_buckets', 'padded_rows', 'sorted_desc', 'tie_runs',
+           'run_mean', 'row_runs', 'group_mean', 'code_counts']
 
 # %% ../../nbs/10_segments.ipynb #8e1d3ddd
 def offsets_from_lengths(lengths) -> np.ndarray:
@@ -203,6 +203,41 @@ def top_k_stable_short(matrix: np.ndarray, k: int) -> np.ndarray:
             columns[rows] = top_columns_by_keys(block, k, low, buffers)[0]
     return columns
 
+# %% ../../nbs/10_segments.ipynb #bk0a0002
+def length_buckets(lengths: np.ndarray) -> np.ndarray:
+    "Each list's bucket: lists of `2**(b-1) + 1` to `2**b` documents share bucket `b`."
+    return np.ceil(np.log2(np.maximum(lengths, 1))).astype(np.int64)
+
+def _places(offsets: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    "For the lists `rows`, one after another: each element's row (0 for the first list) and place in its list."
+    lengths = lengths_from_offsets(offsets)[rows]
+    row = np.repeat(np.arange(len(rows)), lengths)
+    return row, np.arange(len(row)) - (np.cumsum(lengths) - lengths)[row]
+
+def padded_rows(values: np.ndarray, offsets: np.ndarray, rows: np.ndarray, fill: float = -np.inf) -> np.ndarray:
+    "The lists `rows` of `values` as the rows of one matrix, padded with `fill` to the longest of them."
+    lengths = lengths_from_offsets(offsets)[rows]
+    width, starts = int(lengths.max(initial=0)), np.cumsum(lengths) - lengths
+    each = np.arange(int(lengths.sum()))               # the lists' elements, one after another
+    matrix = np.full(len(rows) * width, fill, dtype=np.result_type(values.dtype, type(fill)))
+    matrix[each + np.repeat(np.arange(len(rows)) * width - starts, lengths)] = values[each + np.repeat(offsets[rows] - starts, lengths)]
+    return matrix.reshape(len(rows), width)
+
+# %% ../../nbs/10_segments.ipynb #bk0a0004
+def _sorted_by_buckets(key: np.ndarray, offsets: np.ndarray, k, stable: bool) -> tuple[np.ndarray, np.ndarray]:
+    "`sorted_desc` of lists of many lengths by one finite key: each length bucket sorted as one padded matrix."
+    lengths = lengths_from_offsets(offsets)
+    kept = lengths if k is None else np.minimum(lengths, k)
+    new_offsets, index, buckets = offsets_from_lengths(kept), np.empty(int(kept.sum()), dtype=np.int64), length_buckets(lengths)
+    for bucket in np.unique(buckets[lengths > 0]):
+        rows = np.flatnonzero((buckets == bucket) & (lengths > 0))
+        matrix = padded_rows(key, offsets, rows)
+        columns = _matrix_columns(matrix, matrix.shape[1] if k is None else min(k, matrix.shape[1]), stable)
+        real = columns < lengths[rows, None]
+        row, place = _places(new_offsets, rows)
+        index[new_offsets[rows][row] + place] = (columns + offsets[rows, None])[real]
+    return index, new_offsets
+
 # %% ../../nbs/10_segments.ipynb #6caf5969
 def _matrix_columns(matrix: np.ndarray, keep: int, stable: bool) -> np.ndarray:
     "The columns of each row's `keep` largest values, largest first, block by block (see `sorted_desc`)."
@@ -222,6 +257,8 @@ def sorted_desc(keys: tuple, offsets: np.ndarray, k: int | None = None, stable: 
         keep = width if k is None else min(k, width)
         columns = _matrix_columns(keys[0].reshape(n, width), keep, stable)
         return (columns + offsets[:-1, None]).reshape(-1), np.arange(n + 1, dtype=np.int64) * keep
+    if len(keys) == 1 and np.isfinite(keys[0]).all():
+        return _sorted_by_buckets(keys[0], offsets, k, stable)
     order = np.lexsort(tuple(-key for key in reversed(keys)) + (list_ids(offsets),))
     lengths = lengths_from_offsets(offsets)
     if k is None or k >= lengths.max(initial=0):
