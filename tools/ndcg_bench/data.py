@@ -42,6 +42,11 @@ def write_lines(handle, n, columns, chunk=1_000_000):
         handle.write(block[block != 0].tobytes())
 
 
+def short_doc_ids(docnum):
+    "Short ids, one per document of its query: d<number:11>, the generator's document number."
+    return [constant_column("d", len(docnum)), ascii_digits(docnum, 11, pad=True)]
+
+
 def clueweb_doc_ids(docnum):
     "clueweb09-style ids: clueweb09-en<segment:4>-<file:2>-<record:5>."
     n = len(docnum)
@@ -93,6 +98,17 @@ def _run_scores(rng, run_query, depths):
     return score, has_tie
 
 
+def _two_decimal_scores(rng, run_query, depths):
+    "Non-increasing scores per query with two decimals below 5, in units of 1e-4: about 20% of a query's documents tie."
+    cents = rng.integers(0, 500, len(run_query))
+    cents = cents[np.lexsort((-cents, run_query))]          # decreasing within each query (run_query is grouped)
+    tied = np.zeros(len(run_query), dtype=bool)
+    same = (cents[1:] == cents[:-1]) & (run_query[1:] == run_query[:-1])
+    tied[1:] |= same
+    tied[:-1] |= same
+    return cents * 100, np.bincount(run_query[tied], minlength=len(depths)) > 0
+
+
 def _qrels(rng, query_all, docnum, retrieved):
     "About 65% of the retrieved documents judged 0-3, every unretrieved one judged 1-3; by query, then document."
     total = len(query_all)
@@ -103,29 +119,31 @@ def _qrels(rng, query_all, docnum, retrieved):
     return query_all[judged][order], docnum[judged][order], grade[judged][order]
 
 
-def _write_run(path, query, doc, rank, score):
+def _write_run(path, query, doc, rank, score, doc_ids=clueweb_doc_ids):
     with open(str(path) + ".tmp", "wb") as handle:
         write_lines(handle, len(query), lambda s: [
-            ascii_digits(query[s] + 1, 7), constant_column(" Q0 ", s.stop - s.start), *clueweb_doc_ids(doc[s]),
+            ascii_digits(query[s] + 1, 7), constant_column(" Q0 ", s.stop - s.start), *doc_ids(doc[s]),
             constant_column(" ", s.stop - s.start), ascii_digits(rank[s], 6), constant_column(" ", s.stop - s.start),
             ascii_digits(score[s] // 10_000, 6), constant_column(".", s.stop - s.start),
             ascii_digits(score[s] % 10_000, 4, pad=True), constant_column(" bench\n", s.stop - s.start)])
 
 
-def _write_qrels(path, query, doc, grade):
+def _write_qrels(path, query, doc, grade, doc_ids=clueweb_doc_ids):
     with open(str(path) + ".tmp", "wb") as handle:
         write_lines(handle, len(query), lambda s: [
-            ascii_digits(query[s] + 1, 7), constant_column(" 0 ", s.stop - s.start), *clueweb_doc_ids(doc[s]),
+            ascii_digits(query[s] + 1, 7), constant_column(" 0 ", s.stop - s.start), *doc_ids(doc[s]),
             constant_column(" ", s.stop - s.start), ascii_digits(grade[s], 1), constant_column("\n", s.stop - s.start)])
 
 
-def make_trec(base: Path, n_queries: int, depth: int, big_depth: int = 0, seed: int = 0) -> dict:
+def make_trec(base: Path, n_queries: int, depth: int, big_depth: int = 0, seed: int = 0, short: bool = False) -> dict:
     """A run of `n_queries` x `depth` documents (one query with `big_depth` if given) and its qrels.
 
     Like a real run: written by query, then by descending score; about 30% of queries have tied
     scores (tied documents in no particular order); scores have 4 decimals. The qrels judge about
     65% of the retrieved documents (grades 0-3) and add a few relevant documents the run missed;
-    they are written by query, then document id.
+    they are written by query, then document id. `short` (issue 29's shape): short document ids
+    (`d` and 11 digits, none shared between queries) and scores of two decimals below 5, so that about
+    20% of the scores tie.
     """
     meta_path = base.with_suffix(".json")
     if meta_path.exists():
@@ -136,12 +154,13 @@ def make_trec(base: Path, n_queries: int, depth: int, big_depth: int = 0, seed: 
         depths[n_queries // 2] = big_depth
     query_all, docnum, position, retrieved = _judged_and_retrieved_documents(rng, depths)
     run_query, run_doc, run_rank = query_all[retrieved], docnum[retrieved], position[retrieved] + 1
-    score, has_tie = _run_scores(rng, run_query, depths)
+    score, has_tie = (_two_decimal_scores if short else _run_scores)(rng, run_query, depths)
     q_query, q_doc, q_grade = _qrels(rng, query_all, docnum, retrieved)
     base.parent.mkdir(parents=True, exist_ok=True)
     run_path, qrels_path = base.with_suffix(".run"), base.with_suffix(".qrels")
-    _write_run(run_path, run_query, run_doc, run_rank, score)
-    _write_qrels(qrels_path, q_query, q_doc, q_grade)
+    ids = short_doc_ids if short else clueweb_doc_ids
+    _write_run(run_path, run_query, run_doc, run_rank, score, ids)
+    _write_qrels(qrels_path, q_query, q_doc, q_grade, ids)
     os.replace(str(run_path) + ".tmp", run_path)
     os.replace(str(qrels_path) + ".tmp", qrels_path)
     np.save(base.with_suffix(".tiefree.npy"), (np.flatnonzero(~has_tie) + 1).astype(str))
@@ -199,11 +218,14 @@ def trec_files(meta: dict) -> dict:
 
 # --- planning and generating --------------------------------------------------------------------------
 
-def trec_spec(data_dir: Path, name: str, n_queries: int, depth: int, seed: int, big_depth: int = 0) -> tuple:
+def trec_spec(data_dir: Path, name: str, n_queries: int, depth: int, seed: int, big_depth: int = 0,
+              short: bool = False) -> tuple:
     "One entry of a generation plan: TREC files named `name` (the version is prefixed) in `data_dir`."
     kwargs = {"base": str(Path(data_dir) / f"v{GENERATOR_VERSION}-{name}"), "n_queries": n_queries, "depth": depth}
     if big_depth:
         kwargs["big_depth"] = big_depth
+    if short:
+        kwargs["short"] = True
     return "trec", {**kwargs, "seed": seed}
 
 
