@@ -126,9 +126,14 @@ def _qrels_frame(self) -> pd.DataFrame:
 
 def _line_of(self) -> dict:
     "For each judged query id, a dict of its documents' ids to their qrels lines (made for the first run given as dicts)."
+    names = self.doc_ids if self.doc_ids is not None else list(_as_names(self.doc_names)[self.doc])
+    starts = np.flatnonzero(np.r_[True, self.qrels_query[1:] != self.qrels_query[:-1]]) if len(names) else np.zeros(0, int)
+    if len(starts) == len(self.queries):                     # each query's lines one block, as judgments from dicts are
+        ends = np.r_[starts[1:], len(names)].tolist()
+        return {self.queries[self.qrels_query[a]]: dict(zip(names[a:b], range(a, b)))
+                for a, b in zip(starts.tolist(), ends)}
     order = np.argsort(self.qrels_query, kind="stable")       # each query's lines together, in file order
     starts = np.searchsorted(self.qrels_query[order], np.arange(len(self.queries) + 1))
-    names = self.doc_ids if self.doc_ids is not None else list(_as_names(self.doc_names)[self.doc])
     return {query: {names[line]: line for line in order[a:b].tolist()}
             for query, a, b in zip(self.queries.tolist(), starts[:-1].tolist(), starts[1:].tolist())}
 
