@@ -14,7 +14,7 @@ _METRICS = {"metrics.core": ["cg", "dcg", "idcg", "ndcg", "ndcg_dataset", "Datas
 _RUNS = {"evaluation": ["evaluate"], "engine.evaluator": ["Evaluator"], "presets": ["Convention"],
          "engine.runs": ["read_qrels", "read_run"],
          "analysis.comparison": ["compare", "evaluate_runs"], "analysis.preset_differences": ["explain_presets"],
-         "analysis.value_bounds": ["bounds"]}
+         "analysis.value_bounds": ["bounds"], "analysis.report_page": ["report"]}
 
 # %% ../nbs/99_package.ipynb #d4f4781e
 _PLUGINS = {"hookspecs": ["hookimpl"], "plugins": ["list_plugins", "register_plugin", "unregister_plugin"],

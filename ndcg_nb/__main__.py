@@ -28,7 +28,8 @@ __all__ = ['build_parser', 'main', 'run']
 
 # %% ../nbs/71_cli.ipynb #cf8cc33f
 _QRELS_DUPLICATES = ("error", "first", "last", "max")                    # runs.QRELS_DUPLICATES
-_TESTS = ("t", "randomization", "bootstrap")                             # compare.TESTS
+_TESTS = ("t", "randomization", "bootstrap", "wilcoxon", "sign")        # compare.TESTS
+_DEFAULT_TESTS = _TESTS[:3]                                              # compare.DEFAULT_TESTS
 _BOOTSTRAP_METHODS = ("percentile", "basic", "bca")                      # significance.BOOTSTRAP_METHODS
 _P_VALUES = ("studentized", "interval")                                  # significance.P_VALUES
 _RENDER_FORMATS = ("text", "markdown", "latex", "csv", "json")           # reports.RENDER_FORMATS
@@ -335,16 +336,13 @@ def _eval_command(commands):
 
 # %% ../nbs/71_cli.ipynb #9f4d2c21
 def _bootstrap_method(args) -> str:
-    "The bootstrap interval asked for; by default BCa, or the percentile interval when the p-value inverts it."
-    if args.p_value == "interval" and args.bootstrap_method == "bca":
-        raise UsageError("--p-value interval inverts the percentile or basic interval; BCa moves its levels with the "
-                         "data and has no p-value that agrees with it: use --bootstrap-method percentile or basic")
-    return args.bootstrap_method or ("percentile" if args.p_value == "interval" else "bca")
+    "The bootstrap interval asked for; BCa by default (its p-value inverts it, as the other intervals' do)."
+    return args.bootstrap_method or "bca"
 
 def _compare(args) -> str:
     from ndcg_nb.analysis.reports import compare_report
     return compare_report(args.qrels, args.runs, args.measure or ["ndcg", "ndcg_cut_10"], format=args.format,
-                          baseline=args.baseline, tests=args.test or _TESTS, permutations=args.permutations,
+                          baseline=args.baseline, tests=args.test or _DEFAULT_TESTS, permutations=args.permutations,
                           resamples=args.resamples, seed=args.seed,
                           correction=None if args.correction == "none" else args.correction, family=args.family,
                           alpha=args.alpha, confidence=args.confidence, bootstrap_method=_bootstrap_method(args),
@@ -353,7 +351,8 @@ def _compare(args) -> str:
 
 def _test_options(comparison: argparse.ArgumentParser):
     "The options of the significance tests and their correction."
-    comparison.add_argument("--test", action="append", choices=_TESTS, help="test to run (repeatable; default: all)")
+    comparison.add_argument("--test", action="append", choices=_TESTS, help="test to run (repeatable; default: t, randomization and bootstrap; wilcoxon "
+                                 "and sign on request)")
     comparison.add_argument("--permutations", type=_whole(1), default=10_000,
                             help="random sign assignments of the randomization test (exact when 2^n is no more)")
     comparison.add_argument("--resamples", type=_whole(1), default=10_000, help="bootstrap resamples")
@@ -364,11 +363,11 @@ def _test_options(comparison: argparse.ArgumentParser):
     comparison.add_argument("--alpha", type=float, default=0.05)
     comparison.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals")
     comparison.add_argument("--bootstrap-method", choices=_BOOTSTRAP_METHODS, default=None,
-                            help="the bootstrap interval (default: bca; percentile with --p-value interval)")
-    comparison.add_argument("--p-value", choices=_P_VALUES, default="studentized",
-                            help="the bootstrap test's p-value: studentized (a shift test on the same resamples, "
-                                 "default) or interval (inverts the percentile or basic interval: p < 1 - confidence "
-                                 "exactly when the interval excludes 0)")
+                            help="the bootstrap interval (default: bca)")
+    comparison.add_argument("--p-value", choices=_P_VALUES, default="interval",
+                            help="the bootstrap test's p-value: interval (inverts the bootstrap interval, whichever "
+                                 "method: p < 1 - confidence exactly when the interval excludes 0; default) or "
+                                 "studentized (Sakai's shift test on the same resamples)")
 
 # %% ../nbs/71_cli.ipynb #0a5e3d32
 def _compare_command(commands):
@@ -387,6 +386,47 @@ def _compare_command(commands):
     _qrels_duplicates_option(comparison)
     comparison.add_argument("--format", choices=_RENDER_FORMATS, default="text")
     comparison.set_defaults(run_command=_compare)
+
+# %% ../nbs/71_cli.ipynb #rp0cli02
+def _report_tests(args) -> dict:
+    "The options of the report's paired tests, from the flags of `_test_options`, as `compare` takes them."
+    return dict(tests=args.test or _DEFAULT_TESTS, permutations=args.permutations, resamples=args.resamples, seed=args.seed,
+                correction=None if args.correction == "none" else args.correction, family=args.family,
+                alpha=args.alpha, confidence=args.confidence, bootstrap_method=_bootstrap_method(args),
+                bootstrap_p_value=args.p_value)
+
+def _report(args) -> str:
+    from ndcg_nb.analysis.report_page import report
+    path = report(args.qrels, args.runs, args.measure or ["ndcg", "ndcg_cut_10"], path=args.output,
+                  baseline=args.baseline, title=args.title, detail_measure=args.detail_measure,
+                  detail_queries=args.detail_queries, detail_ranks=args.detail_ranks, with_bounds=not args.no_bounds,
+                  preset=args.preset, qrels_duplicates=args.qrels_duplicates, **_report_tests(args),
+                  **_convention_overrides(args))
+    return f"wrote {path} ({path.stat().st_size / 1024:.0f} KiB)"
+
+# %% ../nbs/71_cli.ipynb #rp0cli03
+def _report_command(commands):
+    page = commands.add_parser(
+        "report", help="write a self-contained HTML page comparing runs query by query",
+        description="Evaluate runs against one qrels and write one HTML file that opens without a network: means and "
+                    "convention, paired tests against the baseline, a sorted chart of per-query differences, a "
+                    "sortable query table, each query's ranked documents rank by rank, tie and unjudged bounds.")
+    page.add_argument("qrels", type=_path, help="TREC qrels file")
+    page.add_argument("runs", nargs="+", type=_path, help="TREC run files (named by their run tag, else file name)")
+    page.add_argument("-o", "--output", required=True, metavar="FILE", type=_path, help="the HTML file to write")
+    page.add_argument("-m", "--measure", action="append", help="measure (repeatable; default: ndcg, ndcg_cut_10)")
+    page.add_argument("--baseline", default=None, help="the run the others are compared with (default: first)")
+    page.add_argument("--title", default=None, help="the page's title (default: the runs' names)")
+    page.add_argument("--detail-measure", default=None, help="the measure of the per-rank tables (default: the first)")
+    page.add_argument("--detail-queries", metavar="N", type=_whole(0), default=500,
+                      help="per-rank tables for at most N queries, those that move most against the baseline (default: 500)")
+    page.add_argument("--detail-ranks", metavar="N", type=_whole(1), default=20,
+                      help="ranks shown in each per-rank table, then its last (default: 20)")
+    page.add_argument("--no-bounds", action="store_true", help="leave out the tie and unjudged bounds")
+    _test_options(page)
+    _convention_options(page)
+    _qrels_duplicates_option(page)
+    page.set_defaults(run_command=_report)
 
 # %% ../nbs/71_cli.ipynb #3d8b6065
 def _explain_presets(args) -> str:
@@ -483,8 +523,8 @@ def _check_plugin_command(commands):
     check.set_defaults(run_command=_check_plugin)
 
 # %% ../nbs/71_cli.ipynb #1fbf046e
-_COMMANDS = (_score_command, _eval_command, _compare_command, _explain_presets_command, _plugins_command,
-             _new_plugin_command, _check_plugin_command)
+_COMMANDS = (_score_command, _eval_command, _compare_command, _report_command, _explain_presets_command,
+             _plugins_command, _new_plugin_command, _check_plugin_command)
 
 def build_parser() -> argparse.ArgumentParser:
     "The `ndcg-nb` argument parser."

@@ -13,7 +13,7 @@ from .engine.evaluator import Evaluator, measure_notes
 from .engine.judgments import Judgments, read_judgments
 from .engine.measures import TREC_CUTOFFS, Measure, parse_measure, parse_measures   # importable from here as in 0.4
 from .engine.plan import Plan, resolve_convention
-from .engine.runs import as_qrels, as_qrels_and_run, as_run, is_records
+from .engine.runs import as_qrels, as_qrels_and_run, as_run, check_dicts_not_swapped, is_records
 from .engine.scoring import Evaluation
 from .presets import Convention
 from .analysis.value_bounds import bounds as tie_and_unjudged_bounds
@@ -62,6 +62,7 @@ def _read_together(qrels, run, duplicates: str) -> tuple[Judgments, object]:
     if isinstance(qrels, (str, Path)) and isinstance(run, (str, Path)):      # two files: one list of document ids
         qrels, run = as_qrels_and_run(qrels, run, duplicates=duplicates)
         return Judgments.of(qrels), run
+    check_dicts_not_swapped(qrels, run)
     return read_judgments(qrels, duplicates), run
 
 # %% ../nbs/70_evaluation.ipynb #e76a4957

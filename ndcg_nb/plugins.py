@@ -607,6 +607,8 @@ def parse_policy_spec(spec) -> tuple[str, dict]:
         key, equals, value = assignment.partition("=")
         if not equals or not key.strip():
             raise UsageError(f"cannot read parameter {assignment!r} in policy {spec!r}; write key=value")
+        if key.strip() in params:
+            raise UsageError(f"parameter {key.strip()!r} is given twice in policy {spec!r}; give it once")
         params[key.strip()] = parse_value(value)
     return name.strip(), params
 
@@ -672,6 +674,8 @@ class BoundPolicy:
             raise PluginError(f"{who_computes(p)} called sys.exit({exc.code!r}); a policy returns values "
                               "or raises an error") from exc
         except Exception as exc:
+            if isinstance(exc, UsageError) and p.plugin in NDCG_NB_PLUGINS:
+                raise                    # ndcg_nb's own policy refusing a parameter: its message names both
             raise PluginError(_failure(p, exc)) from exc
         out = _writable(out)
         if p.kind == "preset":

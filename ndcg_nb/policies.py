@@ -34,7 +34,8 @@ def exponential_gain(grades: np.ndarray, base: float = 2.0) -> np.ndarray:
     base = float(base)
     if not base > 1:
         raise ValueError(f"exponential gain needs a base greater than 1, got {base}")
-    return np.power(base, np.asarray(grades, dtype=float)) - 1.0
+    with np.errstate(over="ignore"):                # an overflow is named by the check of every gain
+        return np.power(base, np.asarray(grades, dtype=float)) - 1.0
 
 # %% ../nbs/20_policies.ipynb #b256e39d
 def _table_arrays(table) -> tuple[np.ndarray, np.ndarray]:

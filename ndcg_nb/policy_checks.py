@@ -9,6 +9,8 @@ import warnings
 
 import numpy as np
 
+from . import policies
+
 from .errors import InputError, PluginError, PluginWarning
 from .metrics.segments import list_ids
 
@@ -66,9 +68,20 @@ def check_output(policy, values, inputs=None) -> np.ndarray:
     return out
 
 # %% ../nbs/21_policy_checks.ipynb #58a800d8
-def check_values(policy, values, shape, what: str) -> np.ndarray:
-    "What a bound policy returned for `what` as a float array of `shape`, finite, or a `PluginError` naming it."
-    name = f"{policy.policy.kind} policy {policy.policy.name!r} from plugin {policy.policy.plugin!r}"
+def _non_finite(p, value, given, what: str) -> Exception:
+    "The error for a non-finite output: the input's fault if ndcg_nb's own policy overflowed on a finite input."
+    if given is None or not np.isfinite(given):
+        return PluginError(f"{who_computes(p)} returned a non-finite value ({value}) for {what}")
+    if getattr(getattr(p, "function", None), "__module__", None) == policies.__name__:
+        return InputError(f"{given:g} in {what} has no finite {p.kind} under {p.kind} policy {p.name!r} ({value}): "
+                          "it is too large for floating point; scale the values down")
+    return PluginError(f"{who_computes(p)} returned {value} for {given:g} in {what}")
+
+# %% ../nbs/21_policy_checks.ipynb #58a800d9
+def check_values(policy, values, shape, what: str, inputs=None) -> np.ndarray:
+    """What a bound policy returned for `what` (the array `inputs`, if given) as a float array of `shape`, finite,
+    or a `PluginError` naming it (an `InputError` if one of ndcg_nb's own policies overflowed)."""
+    name = who_computes(policy.policy)
     try:
         out = np.asarray(values, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -76,7 +89,8 @@ def check_values(policy, values, shape, what: str) -> np.ndarray:
     if out.shape != shape:
         raise PluginError(f"{name} returned shape {out.shape} for {what} of shape {shape}")
     if not np.isfinite(out).all():
-        raise PluginError(f"{name} returned a non-finite value ({out[~np.isfinite(out)][0]}) for {what}")
+        i = int(np.flatnonzero(~np.isfinite(out.ravel()))[0])
+        raise _non_finite(policy.policy, out.flat[i], None if inputs is None else np.asarray(inputs).flat[i], what)
     return out
 
 # %% ../nbs/21_policy_checks.ipynb #f1f8e5d0
@@ -106,12 +120,13 @@ def check_truncation_source(name: str, source, new_grades, new_offsets, grades, 
     return source
 
 # %% ../nbs/21_policy_checks.ipynb #94dbf768
-def check_finite_sums(dcg: np.ndarray, idcg: np.ndarray, gains: np.ndarray, single: bool):
-    "Gains too large to add up (1e308, or 2**1023 - 1 from exponential gain) overflow: say so instead of returning nan."
+def check_finite_sums(dcg: np.ndarray, idcg: np.ndarray, gains: np.ndarray, single: bool, queries=None):
+    """Gains too large to add up (1e308, or 2**1023 - 1 from exponential gain) overflow: say so, naming the list
+    (by its query id if `queries` holds them), instead of returning nan."""
     bad = ~(np.isfinite(dcg) & np.isfinite(idcg))
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        where = "the list" if single else f"list {row}"
+        where = "the list" if single else f"list {row}" if queries is None else f"query {str(queries[row])!r}"
         raise InputError(f"DCG or IDCG of {where} overflows ({dcg[row]}, {idcg[row]}): its gains (up to "
                          f"{np.abs(gains).max():.3g}) are too large to add up in floating point; scale the grades down")
 

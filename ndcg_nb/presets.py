@@ -16,12 +16,12 @@ from .errors import UsageError
 # %% auto #0
 __all__ = ['ZERO_IDCG_POLICIES', 'SIGNED_ZERO_IDCG', 'SKIPPED_ZERO_IDCG', 'AGGREGATIONS', 'FIELD_KINDS', 'FIELDS',
            'CONVENTION_CHOICES', 'TABLE_FIELDS', 'PRESET_NOTES', 'parse_flag', 'Convention', 'as_table',
-           'convention_table', 'read_field', 'trec_eval_preset', 'sklearn_preset', 'sklearn_ignore_ties_preset',
-           'lightgbm_preset', 'xgboost_preset', 'ranx_preset', 'ranx_burges_preset', 'preset_note',
-           'ir_measures_preset', 'gdeval_preset', 'trectools_preset', 'ntcir_preset', 'ntcir_ndcg_b_preset',
-           'torchmetrics_preset', 'tf_ranking_preset', 'catboost_preset', 'ranklib_preset', 'spark_mllib_preset',
-           'recommenders_preset', 'recbole_preset', 'elliot_preset', 'vespa_preset', 'elasticsearch_preset',
-           'register_presets']
+           'check_parameter', 'convention_table', 'read_field', 'trec_eval_preset', 'sklearn_preset',
+           'sklearn_ignore_ties_preset', 'lightgbm_preset', 'xgboost_preset', 'ranx_preset', 'ranx_burges_preset',
+           'preset_note', 'ir_measures_preset', 'gdeval_preset', 'trectools_preset', 'ntcir_preset',
+           'ntcir_ndcg_b_preset', 'torchmetrics_preset', 'tf_ranking_preset', 'catboost_preset', 'ranklib_preset',
+           'spark_mllib_preset', 'recommenders_preset', 'recbole_preset', 'elliot_preset', 'vespa_preset',
+           'elasticsearch_preset', 'register_presets']
 
 # %% ../nbs/23_presets.ipynb #5b40bc5f
 ZERO_IDCG_POLICIES = ("zero", "one", "skip", "nan", "raise", "signed", "signed_skip")  # a list with IDCG <= 0
@@ -181,6 +181,14 @@ def _check_fields(convention) -> None:
         if kind == "flag":
             _check_flag(name, value)
 
+# %% ../nbs/23_presets.ipynb #2f8a1e67
+def check_parameter(preset: str, name: str, value, whole: bool = False, above: float | None = None) -> None:
+    "Refuse a preset's numeric parameter: a finite number (`whole`: a positive integer; `above`: greater than it) or None."
+    what = f"parameter {name} of preset {preset!r}"
+    _check_number(what, value, whole)
+    if above is not None and not float(value) > above:
+        raise UsageError(f"{what} must be greater than {above:g}, got {value!r}")
+
 # %% ../nbs/23_presets.ipynb #fd01a011
 def _shown_choices(f) -> str:
     kind = f.metadata["kind"]
@@ -220,6 +228,7 @@ def read_field(name: str, text: str):
 # %% ../nbs/23_presets.ipynb #ab61dbf5
 def trec_eval_preset(complete: bool = False, judged_only: bool = False, max_docs: int | None = None) -> Convention:
     "trec_eval 10.0 (`complete` is `-c`, `judged_only` is `-J`, `max_docs` is `-M`)."
+    check_parameter("trec_eval", "max_docs", max_docs, whole=True)
     return Convention(gain="linear", discount="log2", ties="docno", normalization="judged", negative="zero",
                       unjudged="drop" if parse_flag(judged_only, "judged_only") else "zero",
                       missing_queries="zero" if parse_flag(complete, "complete") else "skip",
@@ -313,6 +322,7 @@ def trectools_preset(trec_eval: bool = True, remove_unjudged: bool = False, dept
     (`trec_eval=True`) or 2^g - 1, ties by doc id ascending (`TrecRun.read_run`), negative judgments dropped
     (`TrecQrel.read_qrel`), float grades kept, run topics without qrels count 0, judged topics missing from the run
     skipped, `depth` 1000 when none is given."""
+    check_parameter("trectools", "depth", depth, whole=True)
     return Convention(gain="linear" if parse_flag(trec_eval, 'trec_eval') else "exponential", ties="docno_ascending", normalization="judged",
                       negative="zero", unjudged="drop" if parse_flag(remove_unjudged, 'remove_unjudged') else "zero", unjudged_queries="zero",
                       missing_queries="skip", zero_idcg="zero", default_depth=depth, preset="trectools")
@@ -329,6 +339,7 @@ def ntcir_preset() -> Convention:
 
 def ntcir_ndcg_b_preset(b: float = 2) -> Convention:
     "NTCIREVAL `nDCG` with log base `b` (`metrics/ndcg.py`): no discount before rank `b`, 1/log_b(r) from there."
+    check_parameter("ntcir_ndcg_b", "b", b, above=1)
     return ntcir_preset().replace(discount=f"jk:base={b}", preset="ntcir_ndcg_b")
 
 PRESET_NOTES["ntcir"] = ("NTCIREVAL raises ZeroDivisionError on a topic without relevant documents (ndcg_nb skips it), takes "
@@ -448,6 +459,7 @@ def elliot_preset(threshold: float = 0) -> Convention:
     """Elliot `nDCG` (`elliot/evaluation/metrics/accuracy/ndcg/ndcg.py`, `relevance.py`): gain 2^(g - t + 1) - 1 for
     grades g >= t (`relevance_threshold`, 0 by default), log2, ideal from the user's grades >= t, users without a
     relevant item skipped; an unjudged item gains 0, and with no cut-off the ideal stops at the list's length."""
+    check_parameter("elliot", "threshold", threshold)
     return Convention(gain=f"shifted_exponential:threshold={threshold}", ties="input", normalization="judged_to_length:only_without_depth=true",
                       negative="keep", unjudged_grade=float(threshold) - 1, zero_idcg="skip", preset="elliot")
 
@@ -469,6 +481,7 @@ def elasticsearch_preset(unknown_doc_rating: float | None = None) -> Convention:
     as the hits returned; an unrated hit is skipped (rank kept) or rated
     `unknown_doc_rating`, which never enters the ideal; window 10; every request counts (IDCG 0
     scores 0)."""
+    check_parameter("elasticsearch", "unknown_doc_rating", unknown_doc_rating)
     return Convention(gain="exponential", ties="input", normalization="judged_to_length", negative="keep",
                       ideal_negatives="keep", integer_grades=True, unjudged_grade=unknown_doc_rating, unjudged_queries="zero",
                       zero_idcg="signed", default_depth=10,

@@ -23,7 +23,7 @@ import ndcg_nb
 ROOT = Path(ndcg_nb.__file__).resolve().parents[1]     # the checkout these tests import
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "NDCG_NB_LOAD_PLUGINS": ""}
 HEAVY = ("pandas", "numpy", "pyarrow", "matplotlib", "pluggy", "scipy", "dask", "sklearn")
-SUBCOMMANDS = ("score", "eval", "compare", "explain-presets", "plugins", "new-plugin", "check-plugin")
+SUBCOMMANDS = ("score", "eval", "compare", "report", "explain-presets", "plugins", "new-plugin", "check-plugin")
 
 # ndcg_nb as a package object whose __init__ is not run, then the command line's module and its parser
 WITHOUT_INIT = """

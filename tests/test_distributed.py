@@ -334,6 +334,20 @@ def test_spark_null_query_id_refused(spark):
         evaluate_spark(spark.createDataFrame(qrels), spark.createDataFrame(run))
 
 
+@needs_spark
+@pytest.mark.filterwarnings("ignore::FutureWarning")
+def test_spark_duplicate_named_by_partition_and_row(spark):
+    "Issue 31: a repeated run line is placed by its Spark partition and its row there, not by Spark's internal id."
+    run = pd.DataFrame({"query": ["q1", "q1", "q1"], "doc": ["a", "b", "a"], "score": [3.0, 2.0, 1.0]})
+    qrels = pd.DataFrame({"query": ["q1"], "doc": ["a"], "relevance": [1]})
+    with pytest.raises(Exception) as caught:
+        evaluate_spark(spark.createDataFrame(qrels), spark.createDataFrame(run).repartition(1))
+    message = str(caught.value)
+    assert "run: document 'a' appears 2 times for query 'q1' (run frame (Spark partition 0; rows counted from the " \
+           "partition's start), rows 0, 2)" in message, message
+    assert "8589934592" not in message
+
+
 @pytest.mark.skipif(importlib.util.find_spec("pyspark") is None, reason="needs pyspark (the spark extra)")
 def test_spark_takes_spark_frames():
     "No session is needed to refuse pandas frames, with a message that says how to make Spark ones."

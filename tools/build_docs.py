@@ -14,6 +14,7 @@ Steps, for every notebook under nbs/ (recursively; names starting with "_" or ".
    `show_doc` output becomes markdown with nbdev's anchors, links to the published site
    become relative, a link nbdev put inside a link or an RST literal is undone), and write it under the page name nbdev/Quarto would use
    (`03_core.ipynb` -> `core.html`, `tutorials/01_x.ipynb` -> `tutorials/x.html`).
+   A local image a markdown cell shows (`![alt](shot.png)`, beside the notebook) is copied beside the page.
 Then Sphinx with MyST-NB and the Furo theme renders the pages (tools/docs_sphinx/conf.py),
 and docs/ is replaced by the result. The sidebar lists: home (nbs/index.ipynb), tutorials
 (nbs/tutorials/), guides (top-level notebooks without `default_exp`) and the API reference
@@ -343,6 +344,18 @@ def to_myst(nb: dict, page: Page, site_url: str, nbs: Path) -> dict:
             "nbformat": 4, "nbformat_minor": 5}
 
 
+_MD_IMAGE = re.compile(r"!\[[^\]]*\]\((?![a-z]+:)([^)\s]+)\)")   # ![alt](shot.png): a local image
+
+
+def copy_images(myst: dict, page: Page, dst: Path) -> None:
+    "The local images the page's markdown shows, from beside its notebook to beside `dst`, where Sphinx looks."
+    for cell in myst["cells"]:
+        for image in _MD_IMAGE.findall(cell["source"]) if cell["cell_type"] == "markdown" else []:
+            if (page.source.parent / image).is_file():  # a missing one is Sphinx's to report
+                (dst.parent / image).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(page.source.parent / image, dst.parent / image)
+
+
 def toctree(pages: list[Page]) -> str:
     "Hidden toctrees, one per sidebar section, appended to the home page."
     blocks = []
@@ -399,6 +412,7 @@ def build(out: Path, jobs: int, keep_build: bool = False) -> list[Page]:
         dst = source / f"{p.docname}.ipynb"
         dst.parent.mkdir(parents=True, exist_ok=True)
         dst.write_text(json.dumps(myst, indent=1, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
+        copy_images(myst, p, dst)
 
     from sphinx.cmd.build import build_main
     warnings_file = work / "sphinx-warnings.txt"

@@ -21,11 +21,12 @@ from ..engine.runs import as_run, is_records
 from ..metrics.core import summary_html, summary_text
 from ..engine.evaluator import Evaluator
 from ..engine.scoring import convention_line
-from .significance import CORRECTIONS, bootstrap_test, effect_size, paired_t_test, randomization_test
+from .significance import (CORRECTIONS, bootstrap_test, effect_size, paired_t_test, randomization_test,
+                                           sign_test, wilcoxon_test)
 
 # %% auto #0
-__all__ = ['SAMPLE_RUN_B', 'TESTS', 'COMPARISON_COLUMNS', 'is_run_collection', 'RunsEvaluation', 'evaluate_runs', 'TestPlan',
-           'compare', 'plot_differences']
+__all__ = ['SAMPLE_RUN_B', 'TESTS', 'DEFAULT_TESTS', 'COMPARISON_COLUMNS', 'is_run_collection', 'RunsEvaluation', 'evaluate_runs',
+           'TestPlan', 'compare', 'plot_differences']
 
 # %% ../../nbs/53_comparison.ipynb #7f1c2e90
 SAMPLE_RUN_B = Path(str(importlib.resources.files("ndcg_nb") / "data" / "sample_b.run"))
@@ -142,7 +143,8 @@ RunsEvaluation._repr_html_ = lambda self: summary_html(*_runs_summary(self))
 RunsEvaluation.__getitem__ = lambda self, measure: self.means[_measure_name(measure, self.measures)]
 
 # %% ../../nbs/53_comparison.ipynb #1d070d41
-TESTS = ("t", "randomization", "bootstrap")
+TESTS = ("t", "randomization", "bootstrap", "wilcoxon", "sign")
+DEFAULT_TESTS = TESTS[:3]
 COMPARISON_COLUMNS = ["run", "baseline", "measure", "test", "n_queries", "mean", "baseline_mean", "difference",
                       "effect_size", "statistic", "p_value", "p_corrected", "significant", "ci_low", "ci_high",
                       "correction", "detail"]
@@ -163,7 +165,7 @@ def _paired(evaluated: RunsEvaluation, run: str, baseline: str, measure: str) ->
 @dataclass(frozen=True)
 class TestPlan:
     "The paired tests to run and how: the options of `compare`, checked."
-    tests: tuple = TESTS
+    tests: tuple = DEFAULT_TESTS
     permutations: int = 10_000
     resamples: int = 10_000
     seed: int | None = 0
@@ -173,7 +175,7 @@ class TestPlan:
     alpha: float = 0.05
     confidence: float = 0.95
     bootstrap_method: str = "bca"
-    bootstrap_p_value: str = "studentized"
+    bootstrap_p_value: str = "interval"
 
     def __post_init__(self):
         tests = (self.tests,) if isinstance(self.tests, str) else tuple(self.tests)
@@ -199,16 +201,23 @@ def _baseline(evaluated, baseline) -> str:
 # %% ../../nbs/53_comparison.ipynb #e4ffabd9
 def _one_test(test: str, d: np.ndarray, how: TestPlan) -> tuple[dict, str]:
     "The result of one paired test on the differences `d`, and its detail."
+    no_interval = {"ci_low": math.nan, "ci_high": math.nan}
     if test == "t":
         result = paired_t_test(d, how.confidence)
         return result, f"df={result['df']}"
     if test == "randomization":
-        result = {**randomization_test(d, how.permutations, how.seed, how.exact), "ci_low": math.nan, "ci_high": math.nan}
+        result = {**randomization_test(d, how.permutations, how.seed, how.exact), **no_interval}
         return result, (f"exact: all {result['permutations']} sign assignments" if result["exact"]
                         else f"{result['permutations']} random sign assignments, seed={how.seed}")
+    if test == "wilcoxon":
+        result = {**wilcoxon_test(d), **no_interval}
+        return result, f"scipy.stats.wilcoxon on {result['n_nonzero']} non-zero differences (zeros dropped)"
+    if test == "sign":
+        result = {**sign_test(d), **no_interval}
+        return result, f"{result['statistic']:.0f} of {result['n_nonzero']} non-zero differences positive"
     result = bootstrap_test(d, how.resamples, how.seed, how.confidence, how.bootstrap_method, how.bootstrap_p_value)
-    p_note = ", p-value inverts the interval" if how.bootstrap_p_value == "interval" else ""
-    return result, f"{how.resamples} resamples, seed={how.seed}, {how.bootstrap_method} interval{p_note}"
+    p_note = "p-value inverts the interval" if how.bootstrap_p_value == "interval" else "studentized shift p-value"
+    return result, f"{how.resamples} resamples, seed={how.seed}, {how.bootstrap_method} interval, {p_note}"
 
 # %% ../../nbs/53_comparison.ipynb #b9255b57
 def _pair_row(evaluated: RunsEvaluation, run: str, baseline: str, measure: str) -> tuple[dict, np.ndarray]:
@@ -249,10 +258,10 @@ def _compare(evaluated: RunsEvaluation, baseline: str | None, how: TestPlan) -> 
     return frame[COMPARISON_COLUMNS]
 
 # %% ../../nbs/53_comparison.ipynb #61692d56
-def compare(qrels, runs, measures=("ndcg",), *, baseline: str | None = None, tests=TESTS, permutations: int = 10_000,
+def compare(qrels, runs, measures=("ndcg",), *, baseline: str | None = None, tests=DEFAULT_TESTS, permutations: int = 10_000,
             resamples: int = 10_000, seed: int | None = 0, exact="auto", correction: str | None = "holm",
             family: str = "measure", alpha: float = 0.05, confidence: float = 0.95, bootstrap_method: str = "bca",
-            bootstrap_p_value: str = "studentized", preset="trec_eval", **overrides) -> pd.DataFrame:
+            bootstrap_p_value: str = "interval", preset="trec_eval", **overrides) -> pd.DataFrame:
     "Paired tests of each run against `baseline` (default: the first) on each measure: one row per run, measure, test."
     how = TestPlan(tests, permutations, resamples, seed, exact, correction, family, alpha, confidence, bootstrap_method,
                    bootstrap_p_value)
@@ -261,7 +270,8 @@ def compare(qrels, runs, measures=("ndcg",), *, baseline: str | None = None, tes
 # %% ../../nbs/53_comparison.ipynb #574c9a3d
 def plot_differences(evaluated: RunsEvaluation, run: str, measure: str, baseline: str | None = None, ax=None,
                      labels: bool | None = None):
-    "Bars of `run` minus `baseline` per query, sorted, the mean dashed; returns the matplotlib axes."
+    """Bars of `run` minus `baseline` per query, sorted, the mean dashed; returns the matplotlib axes, on a new figure
+    laid out to hold its labels (constrained layout) unless `ax` is given."""
     import matplotlib.pyplot as plt
     baseline = evaluated.runs[0] if baseline is None else baseline
     for name in (run, baseline):
@@ -271,7 +281,7 @@ def plot_differences(evaluated: RunsEvaluation, run: str, measure: str, baseline
     pair = _paired(evaluated, run, baseline, name)
     d = (pair[run] - pair[baseline]).sort_values(ascending=False, kind="stable")
     if ax is None:
-        _, ax = plt.subplots(figsize=(min(12.0, max(4.0, 0.25 * len(d) + 2)), 3.4))
+        _, ax = plt.subplots(figsize=(min(12.0, max(4.0, 0.25 * len(d) + 2)), 3.4), layout="constrained")
     values = d.to_numpy()
     ax.bar(np.arange(len(d)), values, width=0.8,
            color=np.where(values > 0, "tab:blue", np.where(values < 0, "tab:red", "tab:gray")))
@@ -284,5 +294,6 @@ def plot_differences(evaluated: RunsEvaluation, run: str, measure: str, baseline
     better, worse = int((values > 0).sum()), int((values < 0).sum())
     ax.set_xlabel(f"queries ({better} better, {worse} worse, {len(d) - better - worse} equal)")
     ax.set_ylabel(f"{name}: {run} - {baseline}")
+    ax.set_title(f"{run} against {baseline}, per query")
     ax.legend(loc="upper right", frameon=False)
     return ax

@@ -171,7 +171,7 @@ def _dict_lines(nested: dict) -> tuple | None:
     docs = list(itertools.chain.from_iterable(inner))
     try:
         values = np.fromiter(itertools.chain.from_iterable(map(dict.values, inner)), dtype=float, count=len(docs))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
     lengths = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
     return (queries, inner, docs, values, lengths) if all_finite(values) else None
@@ -459,11 +459,16 @@ def policy_context(truncation: BoundPolicy, joined: JoinedRun, rows: np.ndarray,
             {"doc_ids": judged_ids})
 
 # %% ../../nbs/43_judgments.ipynb #7cd1fbad
+def _some_ids(ids) -> str:
+    ids = list(ids)
+    return ", ".join(repr(str(i)) for i in ids[:5]) + (", ..." if len(ids) > 5 else "")
+
 def no_common_query_message(run_queries, queries: np.ndarray) -> str:
     "The message for a run that shares no query with its qrels, with a few ids from each side (`run_queries`: the run's)."
-    def some(ids) -> str:
-        ids = list(ids)
-        return ", ".join(repr(str(i)) for i in ids[:5]) + (", ..." if len(ids) > 5 else "")
+    if len(run_queries) == 0 or len(queries) == 0:
+        empty = " and ".join(side for side, ids in (("the run holds no line", run_queries),
+                                                    ("the qrels hold no judgment", queries)) if len(ids) == 0)
+        return f"nothing to score: {empty}"
     return (f"no query of the run is in the qrels, so there is nothing to score: the run has {len(run_queries)} "
-            f"queries ({some(run_queries)}), the qrels {len(queries)} ({some(queries)}). Are the query ids written "
-            "the same way (e.g. '7' and '7.0')?")
+            f"queries ({_some_ids(run_queries)}), the qrels {len(queries)} ({_some_ids(queries)}). Are the query ids "
+            "written the same way (e.g. '7' and '7.0')?")

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..plugins import BoundPolicy, plugin_state, resolve_policy
 from ..errors import InputError, PluginError, UsageError
-from ..presets import Convention
+from ..presets import FIELDS, Convention
 from ..metrics.core import ListPolicies, aggregate
 from ..metrics.segments import positions_in_lists, segment_sum
 from .measures import Measure, parse_measures
@@ -36,7 +36,14 @@ def _preset_convention(preset) -> Convention:
     else:
         raise PluginError(f"preset {bound.policy.name!r} from plugin {bound.policy.plugin!r} returned "
                         f"{type(made).__name__}, not a Convention or dict")
-    return Convention(**{**fields, "preset": fields.get("preset") or bound.policy.name})
+    try:
+        unknown = sorted(set(fields) - set(FIELDS))
+        if unknown:
+            raise UsageError(f"unknown convention field {unknown[0]!r}")
+        return Convention(**{**fields, "preset": fields.get("preset") or bound.policy.name})
+    except UsageError as exc:
+        raise PluginError(f"preset {bound.policy.name!r} from plugin {bound.policy.plugin!r} returned a convention "
+                          f"ndcg_nb cannot use: {exc}") from None
 
 # %% ../../nbs/42_plan.ipynb #bc0a0001
 POLICY_FIELDS = ("gain", "discount", "truncation", "normalization")

@@ -13,6 +13,7 @@ import re
 import zlib
 import importlib.resources
 import itertools
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,10 +26,11 @@ import pyarrow.csv as pa_csv
 from ..errors import InputError, UsageError
 
 # %% auto #0
-__all__ = ['MAX_LINE_BYTES', 'MEMORY_POOL', 'QRELS_DUPLICATES', 'TRIM_FROM_BYTES', 'SAMPLE_QRELS', 'SAMPLE_RUN',
-           'TrecFormatError', 'short_repr', 'some_numbers', 'checked_text', 'split_lines', 'numeric_column',
-           'check_duplicates_rule', 'give_back_freed_memory', 'read_qrels', 'read_run', 'read_qrels_and_run',
-           'id_categories', 'is_records', 'as_qrels', 'as_run', 'as_qrels_and_run']
+__all__ = ['MAX_LINE_BYTES', 'MAX_GZIP_RATIO', 'RATIO_FROM_BYTES', 'MEMORY_POOL', 'QRELS_DUPLICATES', 'TRIM_FROM_BYTES',
+           'SAMPLE_QRELS', 'SAMPLE_RUN', 'TrecFormatError', 'short_repr', 'some_numbers', 'checked_text', 'split_lines',
+           'numeric_column', 'check_duplicates_rule', 'give_back_freed_memory', 'read_qrels', 'read_run',
+           'read_qrels_and_run', 'id_categories', 'is_records', 'check_not_swapped', 'check_dicts_not_swapped',
+           'as_qrels', 'as_run', 'as_qrels_and_run']
 
 # %% ../../nbs/40_runs.ipynb #9297daa9
 class TrecFormatError(InputError):
@@ -58,9 +60,26 @@ def _line_at(raw, at: int) -> int:
     "The number (from 1) of the line holding byte `at` of `raw`."
     return raw.count(b"\n", 0, at) + 1
 
+_UTF16 = {b"\xff\xfe": "UTF-16 (little-endian)", b"\xfe\xff": "UTF-16 (big-endian)"}
+
+def _utf16(raw) -> str | None:
+    "The UTF-16 variant `raw` is written in (a byte order mark, or a NUL byte after every ASCII one), else None."
+    start = bytes(raw[:400])
+    if start[:2] in _UTF16:
+        return _UTF16[start[:2]]
+    odd, even = start[1::2], start[0::2]
+    if len(start) >= 8 and odd.count(0) == len(odd) and even.count(0) == 0:
+        return "UTF-16 (little-endian, without a byte order mark)"
+    if len(start) >= 8 and even.count(0) == len(even) and odd.count(0) == 0:
+        return "UTF-16 (big-endian, without a byte order mark)"
+    return None
+
 def _refuse_binary(raw, source) -> None:
-    "Refuse a NUL byte, or a byte order mark after the start, naming the line."
+    "Refuse UTF-16 text, a NUL byte, or a byte order mark after the start, naming the line."
     nul = raw.find(b"\x00")
+    if nul >= 0 and _utf16(raw):
+        raise TrecFormatError(f"{source}: the file is {_utf16(raw)} text, not UTF-8 (PowerShell's `>` writes UTF-16): "
+                              "save it as UTF-8, e.g. with `Out-File -Encoding utf8` or `iconv -f UTF-16 -t UTF-8`")
     if nul >= 0:
         raise TrecFormatError(f"{source}, line {_line_at(raw, nul)}: a NUL byte; a TREC file is text, and trec_eval "
                               "refuses it too ('File may contain no NULL characters')")
@@ -73,11 +92,23 @@ def _refuse_binary(raw, source) -> None:
 MAX_LINE_BYTES = 1 << 20   # the longest line read; a longer one is not TREC text
 _CHUNK = 1 << 20
 
+MAX_GZIP_RATIO, RATIO_FROM_BYTES = 100, 64 << 20   # TREC text compresses 5 to 15 times; a bomb 500 times or more
+
+def _check_ratio(inflated: int, compressed: int, source) -> None:
+    "Refuse gzip data that inflates more than `MAX_GZIP_RATIO` times, once it has given `RATIO_FROM_BYTES`."
+    if inflated >= RATIO_FROM_BYTES and inflated > MAX_GZIP_RATIO * max(compressed, 1):
+        raise TrecFormatError(f"{source}: gzip data that inflates more than {MAX_GZIP_RATIO} times ({inflated:,} bytes "
+                              f"from {compressed:,} so far), where TREC files compress 5 to 15 times: refused before it "
+                              "fills memory. If it is a real run or qrels, gunzip it first and read the text")
+
 def _inflated(handle, source):
-    "The gunzipped bytes of the open gzip file `handle`, a chunk at a time."
+    "The gunzipped bytes of the open gzip file `handle`, a chunk at a time (refusing a gzip bomb)."
+    inflated, start = 0, handle.tell()
     try:
         with gzip.GzipFile(fileobj=handle) as inflating:
             while chunk := inflating.read(_CHUNK):
+                inflated += len(chunk)
+                _check_ratio(inflated, handle.tell() - start, source)
                 yield chunk
     except (OSError, EOFError, zlib.error) as exc:
         raise TrecFormatError(f"{source}: a damaged or truncated gzip file ({exc})") from None
@@ -356,6 +387,20 @@ def _encode(column: pa.ChunkedArray) -> pd.Categorical:
     return _categorical(*_dictionary_codes(column))
 
 # %% ../../nbs/40_runs.ipynb #6a0e4b77
+def _float_or_inf(value) -> float:
+    "`float(value)`, inf for a number too large for a float, nan for anything else."
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
+    except (TypeError, ValueError):
+        return math.nan
+
+def _shown_number(value) -> str:
+    "A number as a message shows it: as a float, or an integer too large for one by its first digits and length."
+    number = _float_or_inf(value)
+    return str(number) if number != math.inf or isinstance(value, float) else f"{str(value)[:12]}... ({len(str(value))} digits)"
+
 def numeric_column(frame: pd.DataFrame, raw, source: str, what: str, where: str = "line") -> np.ndarray:
     "`raw` (arrow strings, plain or dictionary-encoded, or numbers of any dtype) as finite floats, or an error naming the first that is not."
     values = None
@@ -367,12 +412,15 @@ def numeric_column(frame: pd.DataFrame, raw, source: str, what: str, where: str 
         except pa.ArrowInvalid:   # text that is not a number: found below
             raw = raw.to_pandas().to_numpy()
     if values is None:
-        values = pd.to_numeric(pd.Series(raw), errors="coerce").astype(float).to_numpy()
+        try:
+            values = pd.to_numeric(pd.Series(raw), errors="coerce").astype(float).to_numpy()
+        except OverflowError:     # an integer too large for a float (10**400): not finite, named below
+            values = np.array([_float_or_inf(value) for value in raw])
     bad = ~np.isfinite(values)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         value = raw[row].as_py() if isinstance(raw, pa.ChunkedArray) else raw[row]
-        shown = short_repr(value) if isinstance(value, str) else str(float(value))
+        shown = short_repr(value) if isinstance(value, str) else _shown_number(value)
         raise TrecFormatError(f"{source}, {where} {frame['line'].iloc[row]}: {what} {shown} "
                               f"is not a finite number (query {short_repr(frame['query'].iloc[row])}, "
                               f"document {short_repr(frame['doc'].iloc[row])})")
@@ -554,7 +602,7 @@ def _from_dict(nested: dict, value: str, kind: str, doc: pd.Categorical | None =
         doc = id_categories(pd.Series(list(itertools.chain.from_iterable(inner)), dtype=object), what, "doc")
     try:
         values = np.fromiter(itertools.chain.from_iterable(map(dict.values, inner)), dtype=float, count=len(doc))
-    except (TypeError, ValueError):   # not all numbers: numeric_column names the first that is not
+    except (TypeError, ValueError, OverflowError):   # not all numbers (or 10**400): numeric_column names the first
         values = np.array(list(itertools.chain.from_iterable(map(dict.values, inner))), dtype=object)
     # a dict cannot hold one (query, doc) twice: no duplicate check
     return _tidy_frame(query, doc, values, np.arange(len(values)), _Origin(kind, kind, "row", None, what))
@@ -644,12 +692,52 @@ def _ecosystem(data, kind: str):
         return _from_records(list(data), kind)
     return None
 
+# %% ../../nbs/40_runs.ipynb #sw0a0002
+_VALUE_COLUMNS = {"qrels": ("relevance", "label"), "run": ("score",)}
+
+def _other(kind: str) -> str:
+    return "run" if kind == "qrels" else "qrels"
+
+def _says_it_is(data) -> tuple[str, str] | None:
+    "What `data` says it is, as (kind, description): a ranx Qrels or Run, records, or a frame's value column; else None."
+    if type(data).__module__.split(".")[0] == "ranx" and type(data).__name__ in ("Qrels", "Run"):
+        return type(data).__name__.lower(), f"a ranx {type(data).__name__}"
+    columns = set(data.columns) if isinstance(data, pd.DataFrame) else set(_record_fields(data[0]) or ()) if is_records(data) else set()
+    what = "a frame" if isinstance(data, pd.DataFrame) else f"{type(data[0]).__name__} records" if columns else ""
+    found = [kind for kind, names in _VALUE_COLUMNS.items() if columns & set(names)]
+    return (found[0], f"{what} with a {sorted(columns & set(_VALUE_COLUMNS[found[0]]))[0]!r} field") if len(found) == 1 else None
+
+def check_not_swapped(data, kind: str) -> None:
+    "An `InputError` if `data`, given as `kind` (qrels or run), says it is the other one."
+    said = _says_it_is(data)
+    if said is not None and said[0] != kind:
+        raise InputError(f"the {kind} given is {said[1]}, which is a {said[0]}: did you swap qrels and run? "
+                         "(evaluate and compare take the qrels first, then the run)")
+
+# %% ../../nbs/40_runs.ipynb #sw0a0004
+def _first_values(data) -> list:
+    "The values of the first query of a nested dict `{query: {doc: value}}` ([] for anything else)."
+    first = next(iter(data.values()), None) if isinstance(data, dict) else None
+    return list(first.values()) if isinstance(first, dict) else []
+
+def check_dicts_not_swapped(qrels, run) -> None:
+    "An `InputError` for nested dicts whose first query has non-whole grades while the run's has only whole scores."
+    grades, scores = _first_values(qrels), _first_values(run)
+    whole = [isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in scores]
+    fraction = next((g for g in grades if isinstance(g, (float, np.floating)) and g != int(g)), None) \
+        if grades and all(isinstance(g, (float, np.floating)) and np.isfinite(g) for g in grades) else None
+    if fraction is not None and whole and all(whole):
+        raise InputError(f"the qrels dict holds non-whole numbers ({fraction!r}) and the run dict only whole ones "
+                         f"({scores[0]!r}): did you swap qrels and run? (if not, give the run's scores as floats)")
+
 # %% ../../nbs/40_runs.ipynb #7c75f49f
 def _tidy(data, kind: str, columns: dict[str, str], reader, duplicates: str = "error") -> pd.DataFrame:
     "Qrels or a run from a TREC file path, a long DataFrame, a nested dict or another tool's qrels/run, in ndcg_nb's columns."
     value = "relevance" if kind == "qrels" else "score"
     if isinstance(data, (str, Path)):
         return reader(data)
+    if not (isinstance(data, pd.DataFrame) and columns.get(value) in data.columns):   # a frame with its column is what it says
+        check_not_swapped(data, kind)
     if not isinstance(data, (pd.DataFrame, dict)):
         converted = _ecosystem(data, kind)
         data = data if converted is None else converted

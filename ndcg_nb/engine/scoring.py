@@ -184,7 +184,9 @@ class _Rankings:
             joined = join_run(self.run, self.judgments, conv)
             if self.no_common_query == "error" and not joined.in_run.any():
                 raise InputError(no_common_query_message(self.run.run_queries, self.judgments.queries))
-            self.made[key] = (joined, *ranked_batch(joined, len(self.judgments.queries), conv))
+            batch, groups, order = ranked_batch(joined, len(self.judgments.queries), conv)
+            batch.queries = self.judgments.queries          # so that an error names the query, not its row
+            self.made[key] = (joined, batch, groups, order)
         return self.made[key]
 
 # %% ../../nbs/44_scoring.ipynb #02417f6a

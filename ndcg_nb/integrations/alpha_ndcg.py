@@ -23,6 +23,12 @@ __all__ = ['SUBTOPIC_FIELDS', 'read_subtopic_qrels', 'as_subtopic_qrels', 'judgm
 # %% ../../nbs/60_alpha_ndcg.ipynb #138f01bb
 SUBTOPIC_FIELDS = ("query", "subtopic", "doc", "relevance")
 
+def _run_line(fields: list, number: int, source: str) -> TrecFormatError:
+    "The error for a line of six fields or more: a run's line (six) read as subtopic qrels gives plausible numbers."
+    like = ": this looks like a run (query Q0 doc rank score tag); check the order of the arguments" if len(fields) == 6 else ""
+    return TrecFormatError(f"{source}, line {number}: a subtopic qrels line has 4 fields (query subtopic doc relevance), "
+                           f"this one {len(fields)}{like}: {b' '.join(fields).decode(errors='replace')!r}")
+
 def _subtopic_lines(raw: bytes, source: str) -> pd.DataFrame:
     "The first four fields of each line of `raw` that has any, as text, with the line's number."
     rows, lines = [], []
@@ -33,6 +39,8 @@ def _subtopic_lines(raw: bytes, source: str) -> pd.DataFrame:
         if len(fields) < len(SUBTOPIC_FIELDS):
             raise TrecFormatError(f"{source}, line {number}: expected 4 fields ({' '.join(SUBTOPIC_FIELDS)}), "
                                   f"found {len(fields)}: {line.decode().strip()!r}")
+        if len(fields) >= 6:
+            raise _run_line(fields, number, source)
         rows.append([field.decode() for field in fields[:4]])
         lines.append(number)
     if not rows:

@@ -263,8 +263,14 @@ def _refuse_missing_ids(part: pd.DataFrame) -> None:
             raise InputError(f"the {kind} has {int(missing.sum()):,} row(s) without a {name} id (null), "
                              f"found on {_where()}: every row needs one")
 
+_SPARK_ROWS_PER_PARTITION = 1 << 33        # monotonically_increasing_id: the partition above bit 33, the row below
+
 def _place(order: int, kind: str, places: dict) -> tuple[str, str, int]:
-    "Where the row with `order` came from: the file (and block) or frame, 'line' or 'row', and its number."
+    """Where the row with `order` came from: the file (and block) or frame, 'line' or 'row', and its number
+    (within its Spark partition, under `places["spark"]`)."""
+    if places.get("spark"):
+        number, at = divmod(int(order), _SPARK_ROWS_PER_PARTITION)
+        return f"{kind} frame (Spark partition {number}; rows counted from the partition's start)", "row", at
     number, at = divmod(int(order), _ROWS_PER_PARTITION)
     if number not in places.get(kind, {}):
         return f"{kind} frame (partition {number})", "row", at
@@ -564,7 +570,7 @@ def evaluate_spark(qrels, run, measures=("ndcg",), *, preset="trec_eval", qrels_
                             f"{type(frame).__name__} (spark.createDataFrame(frame) makes one)")
     plan = Plan.make(measures, preset, **overrides)
     _check_supported(plan.convention.convention)
-    job = PartitionJob.of(plan, qrels_duplicates=qrels_duplicates)
+    job = PartitionJob.of(plan, qrels_duplicates=qrels_duplicates, places={"spark": True})
     both = _spark_rows(run, "run").unionByName(_spark_rows(qrels, "qrels"))
     buckets = npartitions or int(run.sparkSession.conf.get("spark.sql.shuffle.partitions"))
     bucketed = both.withColumn("bucket", F.pmod(F.hash("query"), F.lit(buckets)))

@@ -14,7 +14,7 @@ from numbers import Integral
 import numpy as np
 
 from ..metrics.core import (TIE_RULES, ListPolicies, ListsToScore, policy_gains, one_ranking_serves, ndcg_ratio,
-                                 discount_weights, ndcg, score_depths)
+                                 check_list_weights, discount_weights, ndcg, score_depths)
 from ..metrics.batch import Batch, all_finite
 from ..metrics.segments import (code_counts, column_bits, list_ids, offsets_from_lengths, positions_in_lists, run_mean,
                              segment_sum, top_columns_by_keys, uniform_length)
@@ -636,6 +636,8 @@ def ndcg_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False
     y_true, y_score = _sklearn_array(y_true, "y_true"), _sklearn_array(y_score, "y_score")
     weights = None if sample_weight is None else as_array(sample_weight, "sample_weight")
     _check_sklearn_inputs(y_true, y_score, weights)
+    if weights is not None:
+        check_list_weights(weights, len(y_true), "sample_weight")
     y_true, y_score = y_true.astype(float), y_score.astype(float)
     policies = dict(gain=gain, discount=discount, truncation=truncation, normalization=normalization,
                     zero_idcg=zero_idcg)

@@ -74,13 +74,32 @@ def _check_real(values, what: str) -> None:
         raise InputTypeError(f"{what} must be real numbers, got {_NOT_NUMBERS[kind]}: convert them first, "
                              "e.g. with .astype(float) on the part you mean")
 
-def _to_float(values, what: str) -> np.ndarray:
+def _to_float(values, what: str, nested=None) -> np.ndarray:
+    "`values` as floats; `nested`: the lists they were flattened from, where an error finds its place."
     _check_real(values, what)
     try:
         array = np.asarray(values, dtype=float)
     except (TypeError, ValueError) as exc:
         raise InputTypeError(f"{what} must be numbers: {exc}") from None
+    except OverflowError:
+        raise _too_large(values if nested is None else nested, what) from None
     return array
+
+# %% ../../nbs/11_batch.ipynb #aca1d5d9
+def _place(i: int, j: int | None) -> str:
+    return f"rank {i + 1}" if j is None else f"rank {j + 1} of list {i}"
+
+def _too_large(values, what: str) -> InputError:
+    "The error for a number in `values` (one list, or a list of lists) beyond floating point, with its place."
+    for i, item in enumerate(values):
+        for j, value in enumerate(item) if _is_sequence(item) else [(None, item)]:
+            try:
+                float(value)
+            except OverflowError:
+                shown = str(value)
+                return InputError(f"{what}: the value at {_place(i, j)} ({len(shown)} digits: {shown[:12]}...) "
+                                  "is too large for floating point")
+    return InputError(f"{what} hold a value too large for floating point")
 
 # %% ../../nbs/11_batch.ipynb #a0fc1178
 def all_finite(values: np.ndarray) -> bool:
@@ -118,7 +137,7 @@ def _ragged(lists, what: str) -> tuple[np.ndarray, np.ndarray]:
     flat = list(itertools.chain.from_iterable(lists))
     if any(map(_is_sequence, flat)):
         raise InputTypeError(f"{what} is nested more than two levels deep; give a list of lists of {what}")
-    return _to_float(flat, what), lengths
+    return _to_float(flat, what, nested=lists), lengths
 
 # %% ../../nbs/11_batch.ipynb #4b3eb72e
 def _mask_lengths(mask, shape, what: str) -> np.ndarray:
@@ -188,6 +207,8 @@ def _as_array(values, layout_given: bool, what: str, keep_integers: bool = False
     _check_real(values, what)
     try:
         return np.asarray(values, dtype=float)
+    except OverflowError:
+        raise _too_large(values, what) from None
     except (TypeError, ValueError):
         if layout_given:
             raise InputTypeError(f"{what}: lengths=, mask= and group_sizes= go with arrays, not a list of "
@@ -246,6 +267,18 @@ def _flatten(values, lengths, mask, group_sizes, what: str, keep_integers: bool 
         return _flatten_rows(array, lengths, mask, what)
     raise InputError(f"{what} has {array.ndim} dimensions; give one list (1-D) or a batch (2-D)")
 
+# %% ../../nbs/11_batch.ipynb #5119487e
+def _check_distinct_text(uniques) -> None:
+    "Refuse query ids that differ but print alike (`1` and `'1'`): `evaluate` reads ids as text and would make them one."
+    if uniques.dtype != object:
+        return
+    seen = {}
+    for query in uniques:
+        first = seen.setdefault(str(query), query)
+        if first is not query:
+            raise InputError(f"qid holds {first!r} and {query!r}, different values that print alike as "
+                             f"{str(query)!r}; write every query id one way (all text or all numbers)")
+
 # %% ../../nbs/11_batch.ipynb #5119487f
 def _by_query(qid, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     "Rows grouped by query id: (the rows' new order, the size of each group, the query ids in order of first appearance)."
@@ -257,6 +290,7 @@ def _by_query(qid, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     codes, uniques = pd.factorize(ids)
     if (codes < 0).any():
         raise InputError(f"qid is missing at row {int(np.argmax(codes < 0))}")
+    _check_distinct_text(uniques)
     return np.argsort(codes, kind="stable"), np.bincount(codes, minlength=len(uniques)), np.asarray(uniques)
 
 # %% ../../nbs/11_batch.ipynb #0143716e

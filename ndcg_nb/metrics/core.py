@@ -27,7 +27,7 @@ from .segments import (by_row_blocks, code_counts, group_mean, length_buckets, l
 __all__ = ['TIE_RULES', 'IDEAL_NEGATIVES', 'MAX_GAIN_CODES', 'SUMMARY_ROWS', 'numpy_argsort_order', 'Scores', 'ListPolicies',
            'ListsToScore', 'policy_gains', 'discount_weights', 'score_lists', 'score_batch', 'ndcg_ratio',
            'one_or_many', 'cg', 'dcg', 'idcg', 'ndcg', 'one_ranking_serves', 'score_depths', 'DatasetScore',
-           'summary_text', 'summary_html', 'aggregate', 'check_list_weights', 'ndcg_dataset']
+           'summary_text', 'summary_html', 'unit_scaled', 'aggregate', 'check_list_weights', 'ndcg_dataset']
 
 # %% ../../nbs/30_core.ipynb #783897c2
 TIE_RULES = ("average", "input", "worst", "best", "numpy_argsort")
@@ -181,7 +181,7 @@ def policy_gains(gain: BoundPolicy, *parts: np.ndarray, lists=None, max_grades=N
     context = None
     if gain.context:
         context = {"list_index": np.concatenate(lists) if len(parts) > 1 else lists[0], "max_grades": max_grades}
-    gains = check_values(gain, gain(flat, context=context), flat.shape, "the grades")
+    gains = check_values(gain, gain(flat, context=context), flat.shape, "the grades", inputs=flat)
     return np.split(gains, np.cumsum([len(p) for p in parts])[:-1])
 
 # %% ../../nbs/30_core.ipynb #d56ca40e
@@ -575,7 +575,7 @@ def _sums(lists: ListsToScore, k, p: ListPolicies, detail: bool = True) -> tuple
     ideal_source, ideal_grades, ideal_gains = _fill_ideal(pool, pool_gains, ideal_source, ideal_grades,
                                                           ideal_gains, ideal_offsets, p.keep_negatives)
     dcg, idcg, weights, list_weights = _weighted_sums(p.discount, k, gains, offsets, ideal_gains, ideal_offsets)
-    check_finite_sums(dcg, idcg, gains, batch.single)
+    check_finite_sums(dcg, idcg, gains, batch.single, batch.queries)
     labels = _labels(p, k, lists.own_pool, batch.scores is not None and lists.tie_groups is None)
     return Scores(dcg, idcg, None, None, labels, grades, gains, offsets, source, ideal_grades, ideal_gains, ideal_offsets,
                   ideal_source, weights, list_weights), pool_gains, max_grades
@@ -807,7 +807,7 @@ def _equal_rows_scores(batch: Batch, k, p: ListPolicies) -> Scores | None:
     if sums is None:
         return None
     dcg, idcg = sums
-    check_finite_sums(dcg, idcg, gains, batch.single)
+    check_finite_sums(dcg, idcg, gains, batch.single, batch.queries)
     low, high = p.normalization(dcg, context={"ideal_dcg": idcg})
     return Scores(dcg, idcg, low, high, _labels(p, k, True, batch.scores is not None))
 
@@ -967,6 +967,12 @@ def _dataset_score_summary(s: DatasetScore) -> tuple:
 DatasetScore.__repr__ = lambda self: summary_text(*_dataset_score_summary(self))
 DatasetScore._repr_html_ = lambda self: summary_html(*_dataset_score_summary(self))
 
+# %% ../../nbs/30_core.ipynb #634e89cd
+def unit_scaled(weights: np.ndarray) -> np.ndarray:
+    "Weights divided by the largest, so that no scale (1e308 or 5e-324 each) overflows or underflows a weighted sum."
+    top = weights.max(initial=0.0)
+    return weights / top if top > 0 and np.isfinite(top) else weights
+
 # %% ../../nbs/30_core.ipynb #634e89ce
 def aggregate(values, how: str = "mean", weights=None) -> float:
     """One number from per-list (or per-query) values: their mean (weighted by `weights`, which must not sum to 0),
@@ -978,6 +984,7 @@ def aggregate(values, how: str = "mean", weights=None) -> float:
         weights = np.asarray(weights, dtype=float)
         if how != "mean":
             raise UsageError(f"weights make a weighted mean: they go with 'mean', not {how!r}")
+        weights = unit_scaled(weights)
         if not weights.sum() > 0:
             raise UsageError("the weights of the values in the mean sum to 0; give some value a positive weight")
         return float(np.dot(weights, values) / weights.sum())
@@ -988,7 +995,7 @@ def aggregate(values, how: str = "mean", weights=None) -> float:
 # %% ../../nbs/30_core.ipynb #2914972f
 def _ratio(s: Scores, counted: np.ndarray, weights: np.ndarray | None) -> float:
     "The (weighted) summed DCG of the counted lists over their summed IDCG (both as normalized); NaN if that is not > 0."
-    w = np.ones(int(counted.sum())) if weights is None else weights[counted]
+    w = np.ones(int(counted.sum())) if weights is None else unit_scaled(weights[counted])
     total = (w * (s.high - s.low)[counted]).sum()
     return float((w * (s.dcg - s.low)[counted]).sum() / total) if total > 0 else np.nan
 
@@ -1001,20 +1008,20 @@ def _check_dataset_choices(average: str, aggregation: str, weights) -> None:
     if aggregation != "mean" and (average == "ratio" or weights is not None):
         raise UsageError(f"aggregation={aggregation!r} goes with average='mean' and without weights")
 
-def check_list_weights(weights, n: int) -> np.ndarray:
-    "`weights` as floats, one per list of `n`, finite, not negative and not all 0; else a clear error."
+def check_list_weights(weights, n: int, name: str = "weights") -> np.ndarray:
+    "`weights` (called `name`) as floats, one per list of `n`, finite, not negative and not all 0; else a clear error."
     try:
         w = np.asarray(weights, dtype=float)
     except (TypeError, ValueError):
-        raise InputError(f"weights must be numbers, one per list, got {weights!r}") from None
+        raise InputError(f"{name} must be numbers, one per list, got {weights!r}") from None
     if w.shape != (n,):
-        raise InputError(f"weights must hold one number per list: {n} lists, weights of shape {w.shape}")
+        raise InputError(f"{name} must hold one number per list: {n} lists, {name} of shape {w.shape}")
     bad = ~np.isfinite(w) | (w < 0)
     if bad.any():
         at = int(np.flatnonzero(bad)[0])
-        raise InputError(f"weights[{at}] is {w[at]}; weights must be finite and not negative")
-    if not w.sum() > 0:
-        raise InputError("weights are all 0: there is nothing to average")
+        raise InputError(f"{name}[{at}] is {w[at]}; {name} must be finite and not negative")
+    if not (w > 0).any():
+        raise InputError(f"{name} are all 0: there is nothing to average")
     return w
 
 # %% ../../nbs/30_core.ipynb #3ef6a373

@@ -1,0 +1,252 @@
+"""The HTML report page (issue 32): `ndcg_nb.analysis.report_page` and `ndcg-nb report`.
+
+- the page's numbers, read back from the data embedded in it, are those of `evaluate` and `compare`, bit for bit,
+  and its per-rank tables end at the evaluation's DCG and IDCG;
+- ids from the input (query ids, document ids, run tags) reach the page escaped: as entities in the markup, as JSON
+  escapes in the embedded data, so that none can end the script element or start another;
+- the page is self-contained: it links and fetches nothing (its Content Security Policy says default-src 'none');
+- 300 queries x 2 runs stay well under 5 MB; for thousands of queries the page holds what its options say, and
+  says what it leaves out;
+- `ndcg-nb report` writes the same page;
+- in headless Chromium (Debian's chromium and chromedriver, through selenium): no console error, every query and
+  the chart there, a click on a query opens its per-rank tables, sorting and filtering work, hostile ids show as
+  text and none of their scripts runs, and the screenshot (saved to test-artifacts/) is not blank. Without
+  Chromium these tests are skipped, except in CI (CI=true), where they fail.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ndcg_nb.__main__ import main
+from ndcg_nb.analysis.comparison import SAMPLE_RUN_B, compare
+from ndcg_nb.analysis.report_page import embedded_data, headless_chromium, report, report_html
+from ndcg_nb.engine.runs import SAMPLE_QRELS, SAMPLE_RUN
+from ndcg_nb.evaluation import evaluate
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "test-artifacts"
+IN_CI = os.environ.get("CI", "").lower() == "true"
+SAMPLE_RUNS = {"A": SAMPLE_RUN, "B": SAMPLE_RUN_B}
+MEASURES = ["ndcg", "nDCG@10"]
+
+HOSTILE_QUERY = "q\"1'</script><script>window.__pwned = 'query'</script>"
+HOSTILE_DOC = "<script>alert(1)</script>"
+HOSTILE_IMG = "<img src=x onerror=\"window.__pwned='doc'\">"
+HOSTILE_QRELS = {HOSTILE_QUERY: {HOSTILE_DOC: 2, HOSTILE_IMG: 1, "d3": 0}, "plain": {"x": 1, "y": 0}}
+HOSTILE_RUNS = {"<b>A</b>&amp;": {HOSTILE_QUERY: {HOSTILE_DOC: 1.0, HOSTILE_IMG: 2.0, "zz": 0.5}, "plain": {"x": 1.0}},
+                "B\"'<!--": {HOSTILE_QUERY: {HOSTILE_DOC: 3.0, "d3": 2.0}, "plain": {"y": 1.0, "x": 0.5}}}
+
+
+def synthetic(n_queries: int, depth: int = 100, judged: int = 40, seed: int = 0) -> tuple[dict, dict]:
+    "Qrels and two runs as dicts: `judged` documents of grades 0-3 per query, `depth` retrieved, quarter-point scores."
+    rng = np.random.default_rng(seed)
+    qrels, a, b = {}, {}, {}
+    for q in range(n_queries):
+        query, docs = f"q{q:05d}", [f"doc-{q}-{d:04d}" for d in range(2 * depth)]
+        qrels[query] = {docs[d]: int(rng.integers(0, 4)) for d in rng.choice(len(docs), judged, replace=False)}
+        for run in (a, b):
+            run[query] = {docs[d]: float(np.round(rng.normal() * 4) / 4) for d in rng.choice(len(docs), depth, replace=False)}
+    return qrels, {"A": a, "B": b}
+
+
+def counted_values(evaluation, measure: str) -> dict:
+    rows = evaluation.per_query
+    return rows[(rows.measure == measure) & rows.counted].set_index("query")["value"].to_dict()
+
+
+# -- the numbers -----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("convention", [{}, {"preset": "sklearn"}, {"gain": "exponential", "missing_queries": "zero"}])
+def test_numbers_are_those_of_evaluate_and_compare(convention):
+    data = embedded_data(report_html(SAMPLE_QRELS, SAMPLE_RUNS, MEASURES, seed=3, **convention))
+    assert data["runs"] == ["A", "B"] and data["measures"] == ["ndcg", "ndcg_cut_10"]
+    for r, run in enumerate(SAMPLE_RUNS.values()):
+        alone = evaluate(SAMPLE_QRELS, run, MEASURES, **convention)
+        for m, measure in enumerate(data["measures"]):
+            assert data["means"][r][m] == alone.value(measure)
+            shown = {q: v for q, v in zip(data["queries"], data["values"][m][r]) if v is not None}
+            assert shown == counted_values(alone, measure)
+    tested = compare(SAMPLE_QRELS, SAMPLE_RUNS, MEASURES, seed=3, **convention)
+    assert pd.DataFrame(data["comparison"]).equals(tested.reset_index(drop=True))
+    assert data["tests"]["baseline"] == "A" and data["convention"] == convention_as_json(convention)
+
+
+def convention_as_json(convention: dict) -> dict:
+    return json.loads(json.dumps(evaluate(SAMPLE_QRELS, SAMPLE_RUN, "ndcg", **convention).convention.as_dict()))
+
+
+def test_per_rank_tables_end_at_the_evaluations_values():
+    data = embedded_data(report_html(SAMPLE_QRELS, SAMPLE_RUNS, MEASURES, detail_measure="nDCG@10", tests="t"))
+    assert data["detail"]["measure"] == 1
+    for r, run in enumerate(SAMPLE_RUNS.values()):
+        rows = evaluate(SAMPLE_QRELS, run, MEASURES).per_query.set_index(["measure", "query"])
+        for i, entries in data["detail"]["lists"].items():
+            entry, row = entries[r], rows.loc[("ndcg_cut_10", data["queries"][int(i)])]
+            assert (entry["value"], entry["dcg"], entry["idcg"]) == (row.value, row.dcg, row.idcg)
+            last = entry["last"] or entry["rows"][-1]
+            assert (last[0], entry["note"]) == (10, None)
+            assert last[5] == pytest.approx(row.dcg, abs=1e-6) and last[9] == pytest.approx(row.idcg, abs=1e-6)
+
+
+def test_tied_documents_averaged_are_noted():
+    data = embedded_data(report_html(SAMPLE_QRELS, SAMPLE_RUNS, MEASURES, preset="sklearn", tests="t"))
+    notes = [e["note"] for entries in data["detail"]["lists"].values() for e in entries if e and e["note"]]
+    assert notes and all("ties='average'" in note for note in notes)
+
+
+# -- ids from the files --------------------------------------------------------------------------------------------
+
+def test_hostile_ids_are_escaped():
+    text = report_html(HOSTILE_QRELS, HOSTILE_RUNS, ["ndcg", "nDCG@2"], tests="t")
+    for raw in (HOSTILE_QUERY, HOSTILE_DOC, HOSTILE_IMG, "<b>A</b>", "<img", "onerror=\"", "</script><"):
+        assert raw not in text, raw
+    assert text.count("<script") == 2 and text.lower().count("</script") == 2      # the page's data and its script
+    assert text.count("<!--") == 0
+    assert "&lt;b&gt;A&lt;/b&gt;&amp;amp;" in text                                 # the run tag in the markup
+    data = embedded_data(text)
+    assert data["queries"] == ["plain", HOSTILE_QUERY] and data["runs"] == list(HOSTILE_RUNS)
+    docs = {row[1] for entries in data["detail"]["lists"].values() for e in entries if e for row in e["rows"]}
+    assert {HOSTILE_DOC, HOSTILE_IMG} <= docs
+
+
+def test_page_is_self_contained():
+    text = report_html(SAMPLE_QRELS, SAMPLE_RUNS, MEASURES, tests="t")
+    assert re.findall(r"\b(?:src|href|srcset|action)\s*=", text) == []
+    assert "@import" not in text and "url(" not in text
+    assert set(re.findall(r"https?://[^\s\"']+", text)) == {"http://www.w3.org/2000/svg"}   # a namespace, not fetched
+    policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', text).group(1)
+    assert policy.startswith("default-src 'none'; script-src 'sha256-")
+
+
+# -- size -----------------------------------------------------------------------------------------------------------
+
+def test_300_queries_and_2_runs_stay_well_under_5_mb(tmp_path):
+    qrels, runs = synthetic(300)
+    page = report(qrels, runs, path=tmp_path / "report.html", tests="t")
+    size = page.stat().st_size
+    print(f"300 queries x 2 runs of 100 documents: {size / 1e6:.2f} MB")
+    assert size < 2_000_000, size
+    data = embedded_data(page)
+    assert len(data["queries"]) == len(data["detail"]["lists"]) == 300
+
+
+def test_thousands_of_queries_keep_what_the_options_say():
+    qrels, runs = synthetic(2000, depth=30, judged=10)
+    data = embedded_data(report_html(qrels, runs, detail_queries=100, detail_ranks=5, tests="t", with_bounds=False))
+    assert len(data["queries"]) == 2000 and len(data["detail"]["lists"]) == 100
+    entries = [e for entries in data["detail"]["lists"].values() for e in entries if e]
+    assert all(len(e["rows"]) == 5 and e["last"][0] == e["depth"] for e in entries)
+    assert any("Per-rank tables for 100 of 2000 queries" in note for note in data["left_out"])
+    assert any("first 5 ranks" in note for note in data["left_out"])
+    changes = np.abs(np.array(data["values"][0][1], dtype=float) - np.array(data["values"][0][0], dtype=float))
+    kept = sorted(map(int, data["detail"]["lists"]))
+    assert changes[kept].min() >= np.delete(changes, kept).max()       # the queries that move most
+
+
+# -- the command line --------------------------------------------------------------------------------------------
+
+def test_cli_report(tmp_path, capsys):
+    out = tmp_path / "report.html"
+    code = main(["report", str(SAMPLE_QRELS), str(SAMPLE_RUN), str(SAMPLE_RUN_B), "-o", str(out), "-m", "nDCG@10",
+                 "--test", "t", "--seed", "1", "--gain", "exponential"])
+    printed, err = capsys.readouterr()
+    assert code == 0, err
+    assert printed.startswith(f"wrote {out} (") and printed.rstrip().endswith("KiB)")
+    data = embedded_data(out)
+    tested = compare(SAMPLE_QRELS, [SAMPLE_RUN, SAMPLE_RUN_B], "nDCG@10", tests="t", seed=1, gain="exponential")
+    assert pd.DataFrame(data["comparison"]).equals(tested.reset_index(drop=True))
+    code = main(["report", str(SAMPLE_QRELS), str(SAMPLE_RUN), "-o", str(out), "--detail-measure", "nDCG@5"])
+    assert code == 2 and "'nDCG@5' is not evaluated" in capsys.readouterr().err
+
+
+# -- in a browser ----------------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def browser():
+    if not (shutil.which("chromium") and shutil.which("chromedriver")):
+        reason = "Debian's chromium and chromium-driver are not installed (apt-get install -y chromium chromium-driver)"
+        if IN_CI:
+            pytest.fail(f"CI must run the browser test: {reason}")
+        pytest.skip(reason)
+    pytest.importorskip("selenium", reason="selenium comes with the dev extra")
+    ARTIFACTS.mkdir(exist_ok=True)
+    with headless_chromium(1280, 1000) as driver:
+        yield driver
+
+
+def open_page(driver, page: Path):
+    driver.get_log("browser")                       # what earlier pages logged
+    driver.get(page.resolve().as_uri())
+
+
+def console_errors(driver) -> list[str]:
+    return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+def query_cells(driver) -> list[str]:
+    return driver.execute_script("return [...document.querySelectorAll('tr.query-row td.query')].map(td => td.textContent)")
+
+
+def not_blank(png: Path) -> bool:
+    "Whether a screenshot holds a picture: many colours, and a fair share of pixels that are not the background."
+    from PIL import Image
+    image = np.asarray(Image.open(png).convert("RGB")).reshape(-1, 3)
+    colours, counts = np.unique(image, axis=0, return_counts=True)
+    return len(colours) > 20 and counts.max() / len(image) < 0.97
+
+
+def test_report_in_chromium(browser, tmp_path):
+    page = report(SAMPLE_QRELS, SAMPLE_RUNS, MEASURES, path=tmp_path / "report.html", tests="t")
+    data = embedded_data(page)
+    open_page(browser, page)
+    assert browser.title == "ndcg_nb report: A, B"
+    assert sorted(query_cells(browser)) == sorted(data["queries"])
+    bars = browser.find_elements("css selector", "svg#difference-chart rect.bar")
+    assert len(bars) == sum(a is not None and b is not None for a, b in zip(*data["values"][0]))
+    browser.find_elements("css selector", "tr.query-row")[0].click()
+    tables = browser.find_elements("css selector", "tr.detail table.ranks")
+    assert len(tables) == 2                                             # one per run
+    first = data["detail"]["lists"]["0"][0]["rows"][0]
+    assert tables[0].find_elements("css selector", "tbody tr td")[1].text == first[1]
+    browser.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", bars[-1])
+    assert len(browser.find_elements("css selector", "tr.detail")) == 2      # the bar's query opened too
+    browser.find_element("css selector", "th[data-sort='diff:0']").click()  # the largest gain first
+    differences = {q: b - a for q, a, b in zip(data["queries"], *data["values"][0]) if a is not None and b is not None}
+    assert query_cells(browser)[0] == max(differences, key=differences.get)
+    browser.find_element("css selector", "#query-filter").send_keys("103")
+    assert query_cells(browser) == ["103"]
+    png = ARTIFACTS / "report-page.png"
+    browser.save_screenshot(str(png))
+    assert not_blank(png), f"{png} looks blank"
+    assert console_errors(browser) == []
+
+
+def test_hostile_ids_stay_text_in_chromium(browser, tmp_path):
+    page = tmp_path / "hostile.html"
+    page.write_text(report_html(HOSTILE_QRELS, HOSTILE_RUNS, ["ndcg", "nDCG@2"], tests="t"), encoding="utf-8")
+    open_page(browser, page)
+    from selenium.common.exceptions import NoAlertPresentException
+    with pytest.raises(NoAlertPresentException):
+        browser.switch_to.alert
+    assert browser.execute_script("return window.__pwned === undefined")
+    assert sorted(query_cells(browser)) == sorted(["plain", HOSTILE_QUERY])
+    row = next(r for r in browser.find_elements("css selector", "tr.query-row") if r.text.startswith("q\"1'"))
+    row.click()
+    documents = browser.execute_script(
+        "return [...document.querySelectorAll('tr.detail table.ranks tbody td:nth-child(2)')].map(td => td.textContent)")
+    assert {HOSTILE_DOC, HOSTILE_IMG} <= set(documents)
+    assert browser.execute_script("return document.querySelectorAll('img, iframe, object, embed').length") == 0
+    assert browser.execute_script("return document.scripts.length") == 2
+    assert browser.execute_script("return window.__pwned === undefined")
+    with pytest.raises(NoAlertPresentException):
+        browser.switch_to.alert
+    assert console_errors(browser) == []
+    assert browser.find_element("css selector", "h1").text == "ndcg_nb report: <b>A</b>&amp;, B\"'<!--"
