@@ -10,6 +10,7 @@ from pathlib import Path
 from .analysis.comparison import evaluate_runs, is_run_collection
 from .errors import UsageError
 from .engine.evaluator import Evaluator, measure_notes
+from .engine.file_join import match_files
 from .engine.judgments import Judgments, read_judgments
 from .engine.measures import TREC_CUTOFFS, Measure, parse_measure, parse_measures   # importable from here as in 0.4
 from .engine.plan import Plan, resolve_convention
@@ -58,9 +59,12 @@ def _on_engine(engine: str, qrels, run, measures, *, bounds: bool, **options) ->
 
 # %% ../nbs/70_evaluation.ipynb #ev1a0004
 def _read_together(qrels, run, duplicates: str) -> tuple[Judgments, object]:
-    "The judgments of `qrels`, and `run` (read with the qrels when both are TREC files)."
-    if isinstance(qrels, (str, Path)) and isinstance(run, (str, Path)):      # two files: one list of document ids
-        qrels, run = as_qrels_and_run(qrels, run, duplicates=duplicates)
+    "The judgments of `qrels`, and `run` (already matched to them when both are TREC files)."
+    if isinstance(qrels, (str, Path)) and isinstance(run, (str, Path)):      # two files: joined by one sort if clean
+        joined = match_files(qrels, run)
+        if joined is not None:
+            return joined
+        qrels, run = as_qrels_and_run(qrels, run, duplicates=duplicates)    # to name what is wrong, or apply `duplicates`
         return Judgments.of(qrels), run
     check_dicts_not_swapped(qrels, run)
     return read_judgments(qrels, duplicates), run

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from .judgments import Judgments, match_dict_run, match_run, read_judgments
+from .judgments import Judgments, MatchedRun, match_dict_run, match_run, read_judgments
 from .measures import ir_measures_hint, parse_measure
 from .plan import Plan
 from .runs import as_qrels, as_run
@@ -63,7 +63,8 @@ def _evaluate(self, run, *, progress=None, no_common_query: str = "error") -> Ev
     `no_common_query='score'`: then every judged query is missing from the run (what one shard of a larger run can be)."""
     if no_common_query not in ("error", "score"):
         raise UsageError(f"no_common_query must be 'error' or 'score', not {no_common_query!r}")
-    matched = match_dict_run(run, self.judgments) or match_run(as_run(run), self.judgments)
+    matched = (run if isinstance(run, MatchedRun)                   # matched to these judgments already
+               else match_dict_run(run, self.judgments) or match_run(as_run(run), self.judgments))
     result = score_run(self.plan, self.judgments, matched, progress=progress, no_common_query=no_common_query,
                        weights=self.weights)
     notes = measure_notes(result, self.measures)

@@ -94,7 +94,7 @@ class Judgments:
     queries: np.ndarray                   # the judged query ids, sorted
     qrels_query: np.ndarray               # each qrels line's index into `queries`
     relevance: np.ndarray                 # each qrels line's grade, as read
-    doc_ids: list | None = None           # each qrels line's document id (judgments given as dicts)
+    doc_ids: list | pa.ChunkedArray | None = None   # each qrels line's document id (from dicts; Arrow text from a file)
     frame: pd.DataFrame | None = None     # the qrels as `as_qrels` read them (judgments read from a frame or file)
     pools: dict = field(default_factory=dict, repr=False)   # what the pool depends on -> the pool
     ideals: dict = field(default_factory=dict, repr=False)  # the same -> the ideal rankings made from that pool
@@ -109,7 +109,9 @@ class Judgments:
     def _doc_codes(self) -> tuple[np.ndarray, pd.Index]:
         if self.frame is not None:
             return id_codes(self.frame["doc"])
-        encoded = pc.dictionary_encode(pa.array(self.doc_ids, type=pa.large_string()))   # in order of first appearance
+        ids = self.doc_ids
+        ids = ids.combine_chunks() if isinstance(ids, pa.ChunkedArray) else pa.array(ids, type=pa.large_string())
+        encoded = pc.dictionary_encode(ids.cast(pa.large_string()))   # in order of first appearance
         return encoded.indices.to_numpy().astype(np.int64), pd.Index(pd.arrays.ArrowStringArray(encoded.dictionary))
 
     doc = property(lambda self: self._doc_codes[0], doc="Each qrels line's document, as a code into `doc_names`.")
@@ -126,7 +128,7 @@ def _qrels_frame(self) -> pd.DataFrame:
 
 def _line_of(self) -> dict:
     "For each judged query id, a dict of its documents' ids to their qrels lines (made for the first run given as dicts)."
-    names = self.doc_ids if self.doc_ids is not None else list(_as_names(self.doc_names)[self.doc])
+    names = self.doc_ids if isinstance(self.doc_ids, list) else list(_as_names(self.doc_names)[self.doc])
     starts = np.flatnonzero(np.r_[True, self.qrels_query[1:] != self.qrels_query[:-1]]) if len(names) else np.zeros(0, int)
     if len(starts) == len(self.queries):                     # each query's lines one block, as judgments from dicts are
         ends = np.r_[starts[1:], len(names)].tolist()
@@ -356,7 +358,7 @@ def _tie_order(run: np.ndarray, keys, direction: str) -> np.ndarray:
     if len(run) > SMALL_TIES:
         table = pa.table({"run": run, "key": keys})
         return pc.sort_indices(table, sort_keys=[("run", "ascending"), ("key", direction)]).to_numpy()
-    keys = keys.to_pylist() if isinstance(keys, pa.Array) else keys.tolist()   # str order is UTF-8's byte order
+    keys = keys.to_pylist() if isinstance(keys, (pa.Array, pa.ChunkedArray)) else keys.tolist()   # str order is UTF-8's byte order
     order = sorted(range(len(run)), key=keys.__getitem__, reverse=direction == "descending")   # stable, reversed too
     return np.array(sorted(order, key=run.tolist().__getitem__), dtype=np.int64)
 

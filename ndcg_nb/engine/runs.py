@@ -28,7 +28,7 @@ from ..errors import InputError, UsageError
 # %% auto #0
 __all__ = ['MAX_LINE_BYTES', 'MAX_GZIP_RATIO', 'RATIO_FROM_BYTES', 'MEMORY_POOL', 'QRELS_DUPLICATES', 'TRIM_FROM_BYTES',
            'SAMPLE_QRELS', 'SAMPLE_RUN', 'TrecFormatError', 'short_repr', 'some_numbers', 'checked_text', 'split_lines',
-           'numeric_column', 'check_duplicates_rule', 'give_back_freed_memory', 'read_qrels', 'read_run',
+           'numeric_column', 'check_duplicates_rule', 'give_back_freed_memory', 'split_file', 'read_qrels', 'read_run',
            'read_qrels_and_run', 'id_categories', 'is_records', 'check_not_swapped', 'check_dicts_not_swapped',
            'as_qrels', 'as_run', 'as_qrels_and_run']
 
@@ -504,7 +504,7 @@ def give_back_freed_memory(read_bytes: int) -> bool:
     return trim is not None
 
 # %% ../../nbs/40_runs.ipynb #63444e6e
-def _split_file(path, kind: str) -> tuple[pa.Table, np.ndarray, str | None]:
+def split_file(path, kind: str) -> tuple[pa.Table, np.ndarray, str | None]:
     "The fields and line numbers of the file at `path`, and a run's tag; the file's bytes are not kept."
     table, lines, text = split_lines(_read_bytes(path), kind, str(path))
     end = text.find(b"\n")
@@ -522,7 +522,7 @@ def _frame_of(table: pa.Table, lines, tag: str | None, kind: str, source: str, d
     return frame
 
 def _read(path, kind: str, duplicates: str = "error") -> pd.DataFrame:
-    table, lines, tag = _split_file(path, kind)
+    table, lines, tag = split_file(path, kind)
     read = table.nbytes
     frame = _frame_of(table, lines, tag, kind, str(path), _encode(table["doc"]), duplicates)
     del table
@@ -550,7 +550,7 @@ def _encode_together(first: pa.ChunkedArray, second: pa.ChunkedArray) -> tuple[p
 # %% ../../nbs/40_runs.ipynb #d16b2b86
 def read_qrels_and_run(qrels_path, run_path, *, duplicates: str = "error") -> tuple[pd.DataFrame, pd.DataFrame]:
     "`read_qrels(qrels_path)` and `read_run(run_path)`, their document ids coded alike (one list of categories)."
-    (qrels, qrels_lines, _), (run, run_lines, tag) = _split_file(qrels_path, "qrels"), _split_file(run_path, "run")
+    (qrels, qrels_lines, _), (run, run_lines, tag) = split_file(qrels_path, "qrels"), split_file(run_path, "run")
     qrels_doc, run_doc = _encode_together(qrels["doc"], run["doc"])
     read = qrels.nbytes + run.nbytes
     frames = (_frame_of(qrels, qrels_lines, None, "qrels", str(qrels_path), qrels_doc, duplicates),
