@@ -14,7 +14,7 @@ from .judgments import Judgments, MatchedRun
 from .runs import MEMORY_POOL, give_back_freed_memory, split_file
 
 # %% auto #0
-__all__ = ['finite_values', 'query_codes', 'sorted_pairs', 'judging_lines', 'judged_places', 'match_files']
+__all__ = ['finite_values', 'query_codes', 'sorted_pairs', 'judging_lines', 'run_places', 'judged_places', 'match_files']
 
 # %% ../../nbs/47_file_join.ipynb #da7861d4
 def finite_values(column: pa.ChunkedArray) -> np.ndarray | None:
@@ -66,6 +66,14 @@ def judging_lines(order: np.ndarray, same: np.ndarray, n_qrels: int) -> np.ndarr
     found[order[pairs + 1] - n_qrels] = order[pairs]
     return found
 
+# %% ../../nbs/47_file_join.ipynb #243a8888
+def run_places(order: np.ndarray, n_qrels: int) -> np.ndarray:
+    "Each run line's place in `order`: within a query, places follow the byte order of the document ids."
+    from_run = order >= n_qrels
+    places = np.empty(len(order) - n_qrels, dtype=np.int64)
+    places[order[from_run] - n_qrels] = np.flatnonzero(from_run)
+    return places
+
 # %% ../../nbs/47_file_join.ipynb #0dafe1e9
 def judged_places(codes: np.ndarray, n_qrels: int, n_ids: int) -> np.ndarray:
     "Each query code's place among the judged queries (the codes of qrels lines, in order), -1 for a code no qrels line has."
@@ -84,25 +92,25 @@ def _judgments(codes: np.ndarray, ids: pa.Array, qrels: pa.Table, relevance: np.
     return Judgments(queries, places[codes[:qrels.num_rows]], relevance, doc_ids=qrels["doc"]), places
 
 # %% ../../nbs/47_file_join.ipynb #c376b600
-def _judged_lines(run: pa.Table, query: np.ndarray, score: np.ndarray, found: np.ndarray) -> tuple:
-    "The run's lines of judged queries (`query` 0 or more): their query, document id, score and judging line."
+def _judged_lines(query: np.ndarray, docs: pa.ChunkedArray, **columns) -> tuple[np.ndarray, pa.ChunkedArray, dict]:
+    "The run's lines of judged queries (`query` 0 or more): their query, document id and each of `columns`."
     keep = query >= 0
     if keep.all():
-        return query, run["doc"], score, found
-    return query[keep], run["doc"].filter(pa.array(keep)), score[keep], found[keep]
+        return query, docs, columns
+    return query[keep], docs.filter(pa.array(keep)), {name: values[keep] for name, values in columns.items()}
 
 def _run_queries(run_codes: np.ndarray, ids: pa.Array) -> np.ndarray:
     "The run's distinct query ids, as text."
     used = np.flatnonzero(np.bincount(run_codes, minlength=len(ids)))
     return np.asarray(ids.take(pa.array(used)).to_pylist(), dtype=object)
 
-def _matched(run: pa.Table, run_codes: np.ndarray, places: np.ndarray, ids: pa.Array, score: np.ndarray,
-             found: np.ndarray, tag: str | None) -> MatchedRun:
-    "The run's lines of judged queries, with their query's place among the judged queries, score and judging line."
-    query, docs, score, found = _judged_lines(run, places[run_codes], score, found)
+def _matched(run: pa.Table, run_codes: np.ndarray, places: np.ndarray, ids: pa.Array, tag: str | None,
+             **columns) -> MatchedRun:
+    "The run's lines of judged queries, with their query's place among the judged queries and `columns` (score, ...)."
+    query, docs, columns = _judged_lines(places[run_codes], run["doc"], **columns)
     in_run = np.bincount(query, minlength=int((places >= 0).sum())) > 0
-    return MatchedRun(query, np.arange(len(query)), _arrow_index(docs), score, found, in_run,
-                      _run_queries(run_codes, ids), tag or "")
+    return MatchedRun(query, np.arange(len(query)), _arrow_index(docs), in_run=in_run,
+                      run_queries=_run_queries(run_codes, ids), tag=tag or "", **columns)
 
 # %% ../../nbs/47_file_join.ipynb #f4144659
 def _values(qrels: pa.Table, run: pa.Table) -> tuple[np.ndarray, np.ndarray] | None:
@@ -116,11 +124,15 @@ def match_files(qrels_path, run_path) -> tuple[Judgments, MatchedRun] | None:
     "The judgments of a qrels file and its run file matched to them, joined by one sort; None where the general path must read them."
     (qrels, _, _), (run, _, tag) = split_file(qrels_path, "qrels"), split_file(run_path, "run")
     values = _values(qrels, run)
+    if values is None:
+        return None
     codes, ids = query_codes(qrels["query"], run["query"])
-    found = None if values is None else judging_lines(*sorted_pairs(codes, qrels["doc"], run["doc"]), qrels.num_rows)
+    order, same = sorted_pairs(codes, qrels["doc"], run["doc"])
+    found = judging_lines(order, same, qrels.num_rows)
     if found is None:
         return None
     judgments, places = _judgments(codes, ids, qrels, values[0])
-    matched = _matched(run, codes[qrels.num_rows:], places, ids, values[1], found, tag)
+    matched = _matched(run, codes[qrels.num_rows:], places, ids, tag, score=values[1], found=found,
+                       doc_order=run_places(order, qrels.num_rows))
     give_back_freed_memory(qrels.nbytes + run.nbytes)
     return judgments, matched

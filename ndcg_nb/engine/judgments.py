@@ -27,8 +27,8 @@ from ..metrics.segments import lengths_from_offsets, offsets_from_lengths, sorte
 
 # %% auto #0
 __all__ = ['SMALL_TIES', 'POOL_FIELDS', 'id_codes', 'id_positions', 'judged_queries', 'Judgments', 'read_judgments', 'MatchedRun',
-           'JoinedRun', 'match_run', 'join_run', 'match_dict_run', 'rank_order', 'ranked_batch', 'pool_order',
-           'judged_pool', 'line_levels', 'policy_context', 'no_common_query_message']
+           'JoinedRun', 'match_run', 'judged_grades', 'join_run', 'match_dict_run', 'rank_order', 'ranked_batch',
+           'pool_order', 'judged_pool', 'line_levels', 'policy_context', 'no_common_query_message']
 
 # %% ../../nbs/43_judgments.ipynb #3c51ad4e
 def id_codes(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
@@ -96,6 +96,7 @@ class Judgments:
     relevance: np.ndarray                 # each qrels line's grade, as read
     doc_ids: list | pa.ChunkedArray | None = None   # each qrels line's document id (from dicts; Arrow text from a file)
     frame: pd.DataFrame | None = None     # the qrels as `as_qrels` read them (judgments read from a frame or file)
+    given: dict | None = field(default=None, repr=False)   # judgments given as dicts: each judged query's, copied
     pools: dict = field(default_factory=dict, repr=False)   # what the pool depends on -> the pool
     ideals: dict = field(default_factory=dict, repr=False)  # the same -> the ideal rankings made from that pool
 
@@ -126,17 +127,16 @@ def _qrels_frame(self) -> pd.DataFrame:
                          "doc": pd.Categorical.from_codes(self.doc, self.doc_names),
                          "relevance": self.relevance, "line": np.arange(len(self.relevance))})
 
-def _line_of(self) -> dict:
-    "For each judged query id, a dict of its documents' ids to their qrels lines (made for the first run given as dicts)."
+def _grade_of(self) -> dict:
+    """For each judged query id, a dict of its documents' ids to their grades: the dicts the judgments were given
+    as (copied), or made from the lines for the first run given as dicts."""
+    if self.given is not None:
+        return self.given
     names = self.doc_ids if isinstance(self.doc_ids, list) else list(_as_names(self.doc_names)[self.doc])
-    starts = np.flatnonzero(np.r_[True, self.qrels_query[1:] != self.qrels_query[:-1]]) if len(names) else np.zeros(0, int)
-    if len(starts) == len(self.queries):                     # each query's lines one block, as judgments from dicts are
-        ends = np.r_[starts[1:], len(names)].tolist()
-        return {self.queries[self.qrels_query[a]]: dict(zip(names[a:b], range(a, b)))
-                for a, b in zip(starts.tolist(), ends)}
     order = np.argsort(self.qrels_query, kind="stable")       # each query's lines together, in file order
     starts = np.searchsorted(self.qrels_query[order], np.arange(len(self.queries) + 1))
-    return {query: {names[line]: line for line in order[a:b].tolist()}
+    grades = self.relevance.tolist()
+    return {query: {names[line]: grades[line] for line in order[a:b].tolist()}
             for query, a, b in zip(self.queries.tolist(), starts[:-1].tolist(), starts[1:].tolist())}
 
 def _pool(self, convention: Convention) -> Batch:
@@ -154,7 +154,7 @@ def _query_at(self) -> dict:
     "Each judged query id's index into `queries`."
     return {query: i for i, query in enumerate(self.queries.tolist())}
 
-for _name, _made in (("qrels", _qrels_frame), ("line_of", _line_of), ("query_at", _query_at)):
+for _name, _made in (("qrels", _qrels_frame), ("grade_of", _grade_of), ("query_at", _query_at)):
     setattr(Judgments, _name, cached_property(_made))
     getattr(Judgments, _name).__set_name__(Judgments, _name)
 Judgments.pool, Judgments.ideals_of = _pool, _ideals
@@ -185,12 +185,13 @@ def read_judgments(qrels, duplicates: str = "error") -> Judgments:
     read = _dict_lines(qrels) if type(qrels) is dict else None
     if read is None or not read[2] or not _text_keys(read[2]):
         return Judgments.of(as_qrels(qrels, duplicates=duplicates))
-    queries, _, docs, relevance, lengths = read
+    queries, inner, docs, relevance, lengths = read
     judged = np.asarray([query for query, n in zip(queries, lengths) if n], dtype=object)
+    given = {query: dict(judged) for query, judged in zip(queries, inner) if judged}   # copies: the caller's may change
     order = np.argsort(judged, kind="stable")       # str order, which is UTF-8's byte order, as `judged_queries` sorts
     position = np.empty(len(judged), dtype=np.int64)
     position[order] = np.arange(len(judged))
-    return Judgments(judged[order], np.repeat(position, lengths[lengths > 0]), relevance, doc_ids=docs)
+    return Judgments(judged[order], np.repeat(position, lengths[lengths > 0]), relevance, doc_ids=docs, given=given)
 
 # %% ../../nbs/43_judgments.ipynb #e89a9b7f
 @dataclass
@@ -200,10 +201,12 @@ class MatchedRun:
     doc: np.ndarray            # each line's document, as a code into `doc_names`
     doc_names: pd.Index | np.ndarray   # the run's distinct document ids (from dicts: each line's, as objects)
     score: np.ndarray
-    found: np.ndarray          # the qrels line judging each line, -1 for an unjudged one
+    found: np.ndarray | None   # the qrels line judging each line, -1 for an unjudged one (None: matched by `grade`)
     in_run: np.ndarray         # whether each judged query is in the run
     run_queries: np.ndarray    # the run's distinct query ids, as text
     tag: str = ""
+    doc_order: np.ndarray | None = None   # integers that order a query's lines as their document ids' bytes (or None)
+    grade: np.ndarray | None = None       # a run matched by grade (from dicts): each line's grade as judged, NaN if none
 
 @dataclass
 class JoinedRun:
@@ -215,6 +218,7 @@ class JoinedRun:
     grade: np.ndarray
     judged: np.ndarray
     in_run: np.ndarray
+    doc_order: np.ndarray | None = None
 
 # %% ../../nbs/43_judgments.ipynb #35ce3517
 def _query_index(run: pd.DataFrame, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -242,8 +246,9 @@ def _without_dropped(joined: "JoinedRun", dropped: np.ndarray | None) -> "Joined
     if dropped is None or not dropped.any():
         return joined
     keep = ~dropped
+    doc_order = None if joined.doc_order is None else joined.doc_order[keep]
     return JoinedRun(joined.query[keep], joined.doc[keep], joined.doc_names, joined.score[keep], joined.grade[keep],
-                     joined.judged[keep], joined.in_run)
+                     joined.judged[keep], joined.in_run, doc_order)
 
 # %% ../../nbs/43_judgments.ipynb #mr0a0001
 def _distinct_ids(column: pd.Series) -> np.ndarray:
@@ -269,41 +274,50 @@ def match_run(run: pd.DataFrame, judgments: Judgments) -> MatchedRun:
                       run.attrs.get("tag", ""))
 
 # %% ../../nbs/43_judgments.ipynb #mr0a0002
+def judged_grades(run: MatchedRun, judgments: Judgments) -> tuple[np.ndarray, np.ndarray]:
+    "Each matched line's grade as judged (0 where it is not judged), and whether it is judged."
+    if run.found is None:                              # matched by grade
+        judged = ~np.isnan(run.grade)
+        return np.where(judged, run.grade, 0.0), judged
+    judged = run.found >= 0
+    grades = judgments.relevance[np.maximum(run.found, 0)] if len(judgments.relevance) else np.zeros(len(judged))
+    return np.where(judged, grades, 0.0), judged
+
 def join_run(run, judgments: Judgments, convention: Convention) -> JoinedRun:
     "The run's lines (a `MatchedRun`, or a run as `as_run` reads it) with their grades, read by the convention's grade rules."
     matched = run if isinstance(run, MatchedRun) else match_run(run, judgments)
-    relevance = judgments.relevance
-    judged = matched.found >= 0
-    grade = np.where(judged, relevance[np.maximum(matched.found, 0)], 0.0)
+    grade, judged = judged_grades(matched, judgments)
     grade, dropped = apply_grade_rules(grade, convention, judged=judged)
     if dropped is not None:
         judged &= ~dropped
     score = matched.score.astype(np.float32).astype(float) if convention.float32_scores else matched.score
-    joined = JoinedRun(matched.query, matched.doc, matched.doc_names, score, grade, judged, matched.in_run)
+    joined = JoinedRun(matched.query, matched.doc, matched.doc_names, score, grade, judged, matched.in_run,
+                       matched.doc_order)
     return _without_dropped(joined, dropped) if convention.negative == "drop" else joined
 
 # %% ../../nbs/43_judgments.ipynb #md0a0002
 _NOTHING_JUDGED = {}
 
+def _looked_up(run_lines: tuple, grade_of: dict) -> np.ndarray:
+    "Each line's grade in the dict of its query's judged documents, NaN where it has none."
+    queries, inner, docs = run_lines[:3]
+    return np.fromiter(itertools.chain.from_iterable(map(grade_of.get(query, _NOTHING_JUDGED).get, ids, itertools.repeat(np.nan))
+                                                     for query, ids in zip(queries, inner)), dtype=float, count=len(docs))
+
 def match_dict_run(run: dict, judgments: Judgments) -> MatchedRun | None:
     "A run given as `{query: {doc: score}}` matched straight from its dicts; None where `as_run` must read it."
     read = _dict_lines(run) if type(run) is dict else None
-    if read is None or not read[2]:
+    if read is None or not read[2] or not _text_keys(read[2]):
         return None
-    queries, inner, docs, score, lengths = read
-    line_of = judgments.line_of
-    found = np.fromiter(itertools.chain.from_iterable(map(line_of.get(query, _NOTHING_JUDGED).get, ids, itertools.repeat(-1))
-                                                      for query, ids in zip(queries, inner)), dtype=np.int64, count=len(docs))
-    names = np.asarray(docs, dtype=object)
-    if not _text_keys(names[found < 0]):
-        return None
+    queries, _, docs, score, lengths = read
+    grade = _looked_up(read, judgments.grade_of)
     index = np.fromiter(map(judgments.query_at.get, queries, itertools.repeat(-1)), dtype=np.int64, count=len(queries))
     query, keep = np.repeat(index, lengths), np.repeat(index >= 0, lengths)
     if not keep.all():
-        query, names, score, found = query[keep], names[keep], score[keep], found[keep]
+        query, docs, score, grade = query[keep], list(itertools.compress(docs, keep)), score[keep], grade[keep]
     ran = np.asarray([query for query, n in zip(queries, lengths.tolist()) if n], dtype=object)
-    return MatchedRun(query, np.arange(len(query)), names, score, found,
-                      np.bincount(query, minlength=len(judgments.queries)) > 0, ran)
+    return MatchedRun(query, np.arange(len(query)), docs, score, None, np.bincount(query, minlength=len(judgments.queries)) > 0,
+                      ran, grade=grade)
 
 # %% ../../nbs/43_judgments.ipynb #9ea9fc63
 def _query_blocks(query: np.ndarray) -> np.ndarray | None:
@@ -316,12 +330,12 @@ def _query_blocks(query: np.ndarray) -> np.ndarray | None:
 
 def _blocks_in_query_order(query: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     "The permutation moving whole blocks of lines into the order of their query."
-    if len(offsets) <= 2:
-        return np.arange(offsets[-1])                  # one query: nothing to move
     starts, lengths = offsets[:-1], lengths_from_offsets(offsets)
     blocks = np.argsort(query[starts], kind="stable")
+    if (blocks[1:] > blocks[:-1]).all():
+        return np.arange(offsets[-1])                  # in query order already: nothing to move
     new_starts = np.cumsum(lengths[blocks]) - lengths[blocks]
-    return np.arange(offsets[-1]) - np.repeat(new_starts, lengths[blocks]) + np.repeat(starts[blocks], lengths[blocks])
+    return np.arange(offsets[-1]) + np.repeat(starts[blocks] - new_starts, lengths[blocks])
 
 # %% ../../nbs/43_judgments.ipynb #qs0a0001
 def _sorted_within(score: np.ndarray, offsets: np.ndarray) -> np.ndarray | None:
@@ -345,16 +359,20 @@ def _query_score_order(query: np.ndarray, score: np.ndarray) -> np.ndarray:
 _TIE_KEYS = {"docno": ("doc", "descending"), "docno_ascending": ("doc", "ascending"),
              "worst": ("grade", "ascending"), "best": ("grade", "descending")}
 
-def _line_names(joined: JoinedRun, rows: np.ndarray) -> pa.Array:
-    "The document id of each of the lines `rows`, as Arrow text."
-    if isinstance(joined.doc_names, np.ndarray):      # a run read from dicts: each line's id
+def _line_names(joined: JoinedRun, rows: np.ndarray) -> pa.Array | np.ndarray:
+    "The document of each of the lines `rows` as a key in its id's byte order: the run's `doc_order`, or the id as Arrow text."
+    if joined.doc_order is not None:
+        return joined.doc_order[rows]
+    if isinstance(joined.doc_names, list):            # a run read from dicts: each line's id
+        return pa.array([joined.doc_names[i] for i in joined.doc[rows].tolist()], type=pa.large_string())
+    if isinstance(joined.doc_names, np.ndarray):
         return pa.array(joined.doc_names[joined.doc[rows]], type=pa.large_string())
     return _arrow_strings(joined.doc_names).take(joined.doc[rows])
 
 SMALL_TIES = 64   # up to this many tied lines are ordered by Python's sort; more, by one Arrow sort
 
 def _tie_order(run: np.ndarray, keys, direction: str) -> np.ndarray:
-    "The stable order of tied lines by their run of ties, then by `keys` (Arrow text or grades) in `direction`."
+    "The stable order of tied lines by their run of ties, then by `keys` (Arrow text or numbers) in `direction`."
     if len(run) > SMALL_TIES:
         table = pa.table({"run": run, "key": keys})
         return pc.sort_indices(table, sort_keys=[("run", "ascending"), ("key", direction)]).to_numpy()
@@ -373,7 +391,7 @@ def _break_ties(order: np.ndarray, joined: JoinedRun, ties: str = "docno") -> np
     tied[:-1] |= same
     at = np.flatnonzero(tied)
     rows, column, direction = order[at], *_TIE_KEYS[ties]
-    run = np.cumsum(np.concatenate(([True], ~same)))[at]
+    run = np.cumsum(~same[np.maximum(at - 1, 0)] | (at == 0))    # a tied line that does not tie the one before starts a run
     order[at] = rows[_tie_order(run, _line_names(joined, rows) if column == "doc" else joined.grade[rows], direction)]
     return order
 
@@ -437,9 +455,7 @@ def judged_pool(judgments: Judgments, convention: Convention) -> Batch:
 # %% ../../nbs/43_judgments.ipynb #lv0a0002
 def line_levels(run: MatchedRun, judgments: Judgments) -> np.ndarray:
     "Each matched line's trec_eval level: its judgment's whole part if 0 or more, -2 if below 0, -1 if not judged."
-    judged = run.found >= 0
-    grades = judgments.relevance[np.maximum(run.found, 0)] if len(judgments.relevance) else np.zeros(len(judged))
-    return relevance_levels(grades, judged)
+    return relevance_levels(*judged_grades(run, judgments))
 
 def _level_pool(self) -> Batch:
     "Every query's judged documents' trec_eval levels, in `pool_order`."
