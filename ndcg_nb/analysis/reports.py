@@ -135,7 +135,8 @@ def per_query_report(tests: pd.DataFrame, queries: pd.DataFrame, format: str = "
     if format == "json":
         return json.dumps({"tests": json.loads(render(tests, format, decimals, index=False)),
                            "per_query": json.loads(render(queries, format, decimals))}, indent=2, allow_nan=False)
-    head = f"per query: each run's value, and each other run's difference from {tests.attrs.get('baseline', 'the baseline')}"
+    baseline = tests.attrs.get("baseline", "the baseline")
+    head = f"per query: each run's value, and each other run's difference from {baseline}"
     return f"{'% ' if format == 'latex' else ''}{head}\n\n{render(queries, format, decimals)}"
 
 # %% ../../nbs/56_reports.ipynb #1721de43
