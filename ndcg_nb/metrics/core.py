@@ -1033,7 +1033,7 @@ def _weights_by_query(weights, queries: np.ndarray) -> list:
                          f"{f' (nor for {len(missing) - 1} other queries)' if len(missing) > 1 else ''}")
     return [weights[query] for query in queries]
 
-def _list_weights(weights, batch: Batch) -> np.ndarray | None:
+def _dataset_weights(weights, batch: Batch) -> np.ndarray | None:
     "`weights` checked, one per list of `batch`; for lists grouped by `qid=` also a dict or pandas Series by query id."
     if weights is None:
         return None
@@ -1054,7 +1054,7 @@ def ndcg_dataset(lists, k: int | None = None, *, average: str = "mean", scores=N
     batch, pool = _read_lists(lists, ideal, lengths, mask, scores, group_sizes, qid)
     check_depth(k)
     s = _scores(batch, pool, k, ListPolicies.bind(gain, discount, truncation, normalization, ties, ideal_negatives))
-    weights = _list_weights(weights, batch)
+    weights = _dataset_weights(weights, batch)
     per_list, undefined = _normalized(s, zero_idcg)
     counted = ~undefined if zero_idcg in SKIPPED_ZERO_IDCG else np.ones(len(batch), dtype=bool)
     if not counted.any() or (average == "ratio" and zero_idcg == "nan" and undefined.any()):
