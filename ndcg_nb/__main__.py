@@ -53,6 +53,56 @@ def _path(text: str) -> str:
         raise argparse.ArgumentTypeError(f"the path is empty ({text!r})")
     return text
 
+# %% ../nbs/71_cli.ipynb #cl0s0002
+_INPUT_ARGUMENTS = ("qrels", "run", "runs")      # the arguments that name TREC files, where `-` is standard input
+
+def _shown(value) -> str:
+    "An input of a command as messages name it: a path as given, `<stdin>` for `-` and for what was read from it."
+    if isinstance(value, str):
+        return "<stdin>" if value == "-" else value
+    return str(getattr(value, "attrs", {}).get("source", value))
+
+def _dashes(args) -> list[tuple[str, int | None]]:
+    "Where `args` names standard input (`-`): each (argument, position in its list or None)."
+    found = []
+    for name in _INPUT_ARGUMENTS:
+        value = getattr(args, name, None)
+        if isinstance(value, list):
+            found += [(name, i) for i, item in enumerate(value) if item == "-"]
+        elif value == "-":
+            found.append((name, None))
+    return found
+
+# %% ../nbs/71_cli.ipynb #cl0s0004
+def _standard_input():
+    "The binary stream of standard input, refused when it is missing or is a terminal (nothing was piped in)."
+    stdin = sys.stdin
+    if getattr(stdin, "buffer", None) is None:
+        raise UsageError("`-` reads standard input, and this process has none: give a file")
+    if stdin.isatty():
+        raise UsageError("`-` reads standard input, which is a terminal here: pipe the file in "
+                         "(`cat run | ndcg-nb eval qrels -`) or name it")
+    return stdin.buffer
+
+def _read_standard_input(args) -> None:
+    "Put what standard input holds, read as qrels or as a run, where `args` names it (`-`); `-` twice is an error."
+    dashes = _dashes(args)
+    if len(dashes) > 1:
+        raise UsageError(f"`-` (standard input) is given {len(dashes)} times, and standard input can be read once: "
+                         "pipe in one of the files and name the others")
+    if not dashes:
+        return
+    if getattr(args, "dask", None):
+        raise UsageError("--dask reads its files where it runs: give paths or URLs, not `-` (standard input)")
+    from ndcg_nb.engine.runs import read_qrels, read_run
+    name, at = dashes[0]
+    stdin = _standard_input()
+    read = read_qrels(stdin, duplicates=getattr(args, "qrels_duplicates", "error")) if name == "qrels" else read_run(stdin)
+    if at is None:
+        setattr(args, name, read)
+    else:
+        getattr(args, name)[at] = read
+
 # %% ../nbs/71_cli.ipynb #fc23e793
 def _policy_options(parser: argparse.ArgumentParser):
     parser.add_argument("--gain", default="linear", help="gain policy, e.g. exponential or table:table=0,1,3,7")
@@ -237,7 +287,7 @@ def _bounds_text(args, measures: list, overrides: dict) -> str:
     parts = [(run, bounds_report(args.qrels, run, measures, per_query=args.per_query,
                                  format={"trec": "text"}.get(args.format, args.format), preset=args.preset,
                                  **overrides)) for run in args.run]
-    return parts[0][1] if len(parts) == 1 else "\n\n".join(f"run {run}\n{text}" for run, text in parts)
+    return parts[0][1] if len(parts) == 1 else "\n\n".join(f"run {_shown(run)}\n{text}" for run, text in parts)
 
 # %% ../nbs/71_cli.ipynb #1d6b94a9
 def _runs_text(several: RunsEvaluation, args) -> str:
@@ -317,9 +367,11 @@ def _eval_command(commands):
                     "ideal_dcg, ndcg_rel and Rndcg with trec_eval's gain table (ndcg.LEVEL=GAIN,...), ir_measures' "
                     "nDCG(...)@K, and FAMILY@K for a measure family a plugin adds (see `ndcg-nb plugins`). Output: "
                     "trec_eval's three columns.")
-    evaluation.add_argument("qrels", type=_path, help="TREC qrels file (qid iter docno rel), plain or gzip")
+    evaluation.add_argument("qrels", type=_path, help="TREC qrels file (qid iter docno rel), plain or gzip; - reads "
+                            "standard input")
     evaluation.add_argument("run", nargs="+", type=_path, help="TREC run file(s) (qid Q0 docno rank score tag), plain or gzip; "
-                            "several runs give one block (or column) per run")
+                            "- reads standard input (once: the qrels or one run); several runs give one block (or "
+                            "column) per run")
     evaluation.add_argument("-m", "--measure", action="append", help="measure to compute (repeatable; default: "
                             "ndcg and ndcg_cut)")
     evaluation.add_argument("-q", dest="per_query", action="store_true", help="print per-query values too")
@@ -346,7 +398,7 @@ def _compare(args) -> str:
                           resamples=args.resamples, seed=args.seed,
                           correction=None if args.correction == "none" else args.correction, family=args.family,
                           alpha=args.alpha, confidence=args.confidence, bootstrap_method=_bootstrap_method(args),
-                          bootstrap_p_value=args.p_value, plot=args.plot, preset=args.preset,
+                          bootstrap_p_value=args.p_value, plot=args.plot, per_query=args.per_query, preset=args.preset,
                           overrides=_convention_overrides(args), qrels_duplicates=args.qrels_duplicates)
 
 def _test_options(comparison: argparse.ArgumentParser):
@@ -375,10 +427,14 @@ def _compare_command(commands):
         "compare", help="compare several runs: means, paired significance tests, corrections",
         description="Evaluate several runs against one qrels and test each against the baseline (the first run "
                     "unless --baseline names another): paired t-test, randomization test, bootstrap interval.")
-    comparison.add_argument("qrels", type=_path, help="TREC qrels file")
-    comparison.add_argument("runs", nargs="+", type=_path, help="TREC run files (named by their run tag, else file name)")
+    comparison.add_argument("qrels", type=_path, help="TREC qrels file (- reads standard input)")
+    comparison.add_argument("runs", nargs="+", type=_path, help="TREC run files (named by their run tag, else file name; "
+                            "- reads one from standard input)")
     comparison.add_argument("-m", "--measure", action="append", help="measure (repeatable; default: ndcg, ndcg_cut_10)")
     comparison.add_argument("--baseline", default=None, help="the run the others are tested against (default: first)")
+    comparison.add_argument("-q", dest="per_query", action="store_true",
+                            help="then each run's value and its difference from the baseline, query by query (with "
+                                 "--format csv that table alone; json: {\"tests\": [...], \"per_query\": [...]})")
     _test_options(comparison)
     comparison.add_argument("--plot", default=None, metavar="FILE", type=_path,
                             help="save the per-query difference plot (first measure) to FILE (.png, .pdf, .svg)")
@@ -411,8 +467,9 @@ def _report_command(commands):
         description="Evaluate runs against one qrels and write one HTML file that opens without a network: means and "
                     "convention, paired tests against the baseline, a sorted chart of per-query differences, a "
                     "sortable query table, each query's ranked documents rank by rank, tie and unjudged bounds.")
-    page.add_argument("qrels", type=_path, help="TREC qrels file")
-    page.add_argument("runs", nargs="+", type=_path, help="TREC run files (named by their run tag, else file name)")
+    page.add_argument("qrels", type=_path, help="TREC qrels file (- reads standard input)")
+    page.add_argument("runs", nargs="+", type=_path, help="TREC run files (named by their run tag, else file name; - reads "
+                      "one from standard input)")
     page.add_argument("-o", "--output", required=True, metavar="FILE", type=_path, help="the HTML file to write")
     page.add_argument("-m", "--measure", action="append", help="measure (repeatable; default: ndcg, ndcg_cut_10)")
     page.add_argument("--baseline", default=None, help="the run the others are compared with (default: first)")
@@ -441,8 +498,8 @@ def _explain_presets_command(commands):
         "explain-presets", help="the queries on which two presets differ most, and the convention field behind each",
         description="Evaluate a run under two presets and under the first with each differing convention field "
                     "switched alone; each query's difference is put down to the field that moves it most.")
-    why.add_argument("qrels", type=_path, help="TREC qrels file")
-    why.add_argument("run", type=_path, help="TREC run file")
+    why.add_argument("qrels", type=_path, help="TREC qrels file (- reads standard input)")
+    why.add_argument("run", type=_path, help="TREC run file (- reads standard input)")
     why.add_argument("--preset", action="append", required=True, help="a preset; give exactly two")
     why.add_argument("-m", "--measure", default="ndcg_cut_10", help="one measure (default: ndcg_cut_10)")
     why.add_argument("--top", type=int, default=10, help="how many queries to list (default: 10)")
@@ -543,7 +600,7 @@ _CLI_DUPLICATES_HINT = f" (choose one with --qrels-duplicates {', '.join(d for d
 def _duplicates_hint(message: str, args) -> str:
     "`message` with the CLI's hint for a document judged twice in the qrels of `args`, if it is about one."
     qrels = getattr(args, "qrels", None)
-    if not hasattr(args, "qrels_duplicates") or qrels is None or not message.startswith(f"{qrels}: document "):
+    if not hasattr(args, "qrels_duplicates") or qrels is None or not message.startswith(f"{_shown(qrels)}: document "):
         return message
     if " times for query " not in message:
         return message
@@ -552,6 +609,8 @@ def _duplicates_hint(message: str, args) -> str:
 # %% ../nbs/71_cli.ipynb #c0986df4
 def _first_fields(path, limit: int = 1 << 16) -> int | None:
     "How many fields the first non-blank line of the file at `path` has (read through gzip); None if unknown."
+    if not isinstance(path, (str, os.PathLike)) or path == "-":    # standard input, read once already
+        return None
     try:
         with open(path, "rb") as file:
             head = file.read(limit)
@@ -609,6 +668,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        _read_standard_input(args)
         return _print_output(args.run_command(args))
     except KeyboardInterrupt:
         if args.traceback:

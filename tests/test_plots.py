@@ -113,3 +113,59 @@ def test_discount_curves():
 def test_discount_curves_reject_bad_depth(bad):
     with pytest.raises(ValueError, match="max_rank must be a positive integer"):
         plot_discount_curves(bad)
+
+
+# ---- issue 30: a per-query plot of one evaluation; plots saved with a plain savefig keep their text whole
+
+def _text_outside(figure, ax) -> list[str]:
+    "The title and axis labels of `ax` whose extents, as the PNG renderer draws them after `savefig`, leave the figure."
+    import tempfile
+    from pathlib import Path
+
+    import matplotlib.image
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(figure)
+    with tempfile.TemporaryDirectory() as folder:
+        figure.savefig(Path(folder) / "plot.png")                    # no bbox_inches: the figure as laid out
+        height, width = matplotlib.image.imread(Path(folder) / "plot.png").shape[:2]
+    assert (height, width) == (round(figure.bbox.height), round(figure.bbox.width))
+    renderer = canvas.get_renderer()
+    outside = []
+    for text in (ax.title, ax.xaxis.label, ax.yaxis.label):
+        box = text.get_window_extent(renderer)
+        if not (0 <= box.x0 and box.x1 <= width and 0 <= box.y0 and box.y1 <= height):
+            outside.append(text.get_text())
+    return outside
+
+
+def _sample_runs():
+    from ndcg_nb.analysis.comparison import SAMPLE_RUN_B, evaluate_runs
+    from ndcg_nb.engine.runs import SAMPLE_QRELS, SAMPLE_RUN
+    return evaluate_runs(SAMPLE_QRELS, [SAMPLE_RUN, SAMPLE_RUN_B], ["ndcg", "nDCG@10"])
+
+
+def test_plot_differences_saved_plainly_keeps_title_and_labels():
+    runs = _sample_runs()
+    ax = runs.plot_differences("sample_b", "nDCG@10")
+    assert _text_outside(ax.figure, ax) == []
+    control, ax = plt.subplots(figsize=ax.figure.get_size_inches())    # the same plot without a layout: clipped
+    runs.plot_differences("sample_b", "nDCG@10", ax=ax)
+    assert _text_outside(control, ax) != []
+
+
+def test_per_query_plot_of_one_evaluation():
+    from ndcg_nb.analysis.plots import plot_per_query
+    from ndcg_nb.engine.runs import SAMPLE_QRELS, SAMPLE_RUN
+    from ndcg_nb.evaluation import evaluate
+
+    evaluation = evaluate(SAMPLE_QRELS, SAMPLE_RUN, ["ndcg", "nDCG@10"], missing_queries="zero")
+    ax = plot_per_query(evaluation, "nDCG@10")
+    rows = evaluation.per_query[evaluation.per_query.measure == "ndcg_cut_10"]
+    heights = [bar.get_height() for bar in ax.patches]
+    assert heights == sorted(rows["value"], reverse=True)            # sorted, highest first, every counted query
+    (mean,) = [line for line in ax.get_lines() if line.get_linestyle() == "--"]
+    assert mean.get_ydata()[0] == pytest.approx(evaluation.value("nDCG@10"), abs=1e-15)
+    assert [t.get_text() for t in ax.get_xticklabels()] == list(rows.sort_values("value", ascending=False,
+                                                                                  kind="stable")["query"])
+    assert _text_outside(ax.figure, ax) == []

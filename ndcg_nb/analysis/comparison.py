@@ -17,7 +17,7 @@ import pandas as pd
 from ..errors import NdcgWarning, UsageError
 from ..engine.measures import parse_measure
 from ..presets import Convention
-from ..engine.runs import as_run, is_records
+from ..engine.runs import as_run, is_ranx, is_records
 from ..metrics.core import summary_html, summary_text
 from ..engine.evaluator import Evaluator
 from ..engine.scoring import convention_line
@@ -26,7 +26,7 @@ from .significance import (CORRECTIONS, bootstrap_test, effect_size, paired_t_te
 
 # %% auto #0
 __all__ = ['SAMPLE_RUN_B', 'TESTS', 'DEFAULT_TESTS', 'COMPARISON_COLUMNS', 'is_run_collection', 'RunsEvaluation', 'evaluate_runs',
-           'TestPlan', 'compare', 'plot_differences']
+           'TestPlan', 'compare', 'per_query_table', 'plot_differences']
 
 # %% ../../nbs/53_comparison.ipynb #7f1c2e90
 SAMPLE_RUN_B = Path(str(importlib.resources.files("ndcg_nb") / "data" / "sample_b.run"))
@@ -39,15 +39,20 @@ def is_run_collection(runs) -> bool:
         return True
     if isinstance(runs, dict) and runs:
         # a single run may be a dict too, {query: {doc: score}}: its values are dicts of numbers
-        return all(isinstance(v, (str, Path, pd.DataFrame)) or
+        return all(isinstance(v, (str, Path, pd.DataFrame)) or is_ranx(v, "run") or is_records(v) or
                    (isinstance(v, dict) and v and all(isinstance(inner, dict) for inner in v.values()))
                    for v in runs.values())
     return False
 
 # %% ../../nbs/53_comparison.ipynb #22964036
+def _file_name(run, frame: pd.DataFrame, i: int) -> str:
+    "The name of the file `run` was read from (standard input's is `<stdin>`), else `run<i>`."
+    source = run if isinstance(run, (str, Path)) else frame.attrs.get("source", "run")
+    return Path(source).name if source != "run" else f"run{i + 1}"      # "run": a frame or dict of the user's
+
 def _list_names(runs: list, read: list[pd.DataFrame]) -> list[str]:
     "The names of a list of runs: their tags, else their file names (else `run<i>`), when those are all distinct."
-    fallback = [Path(run).name if isinstance(run, (str, Path)) else f"run{i + 1}" for i, run in enumerate(runs)]
+    fallback = [_file_name(run, frame, i) for i, (run, frame) in enumerate(zip(runs, read))]
     names = [frame.attrs.get("tag") or name for frame, name in zip(read, fallback)]
     if len(set(names)) < len(names):
         names = fallback
@@ -60,7 +65,8 @@ def _list_names(runs: list, read: list[pd.DataFrame]) -> list[str]:
 def _named_runs(runs) -> dict[str, pd.DataFrame]:
     "Each run read once, under its name: a dict's key, else the run's tag, else its file name, else `run<i>`."
     if not is_run_collection(runs):
-        raise UsageError("runs must be a dict of name -> run or a list of runs (paths, DataFrames or dicts), "
+        raise UsageError("runs must be a dict of name -> run or a list of runs (paths, DataFrames, dicts, or runs of "
+                         "ranx, ir_measures or PyTerrier), "
                          f"got {type(runs).__name__}")
     if isinstance(runs, dict):
         named = {str(name): as_run(run) for name, run in runs.items()}
@@ -266,6 +272,21 @@ def compare(qrels, runs, measures=("ndcg",), *, baseline: str | None = None, tes
     how = TestPlan(tests, permutations, resamples, seed, exact, correction, family, alpha, confidence, bootstrap_method,
                    bootstrap_p_value)
     return _compare(evaluate_runs(qrels, runs, measures, preset=preset, **overrides), baseline, how)
+
+# %% ../../nbs/53_comparison.ipynb #cp0q0002
+def per_query_table(evaluated: RunsEvaluation, baseline: str | None = None) -> pd.DataFrame:
+    """Each run's value of each measure on each query (rows indexed by measure and query), then each other run's
+    difference from `baseline` (default: the first run), in columns `<run> - <baseline>`."""
+    baseline = _baseline(evaluated, baseline)
+    others = [run for run in evaluated.runs if run != baseline]
+    parts = []
+    for measure in evaluated.measures:
+        values = evaluated.per_query(measure).rename_axis(columns=None)
+        differences = {f"{run} - {baseline}": values[run] - values[baseline] for run in others}
+        parts.append(values.assign(**differences).assign(measure=measure).set_index("measure", append=True))
+    return pd.concat(parts).reorder_levels(["measure", "query"])
+
+RunsEvaluation.per_query_table = lambda self, baseline=None: per_query_table(self, baseline)
 
 # %% ../../nbs/53_comparison.ipynb #574c9a3d
 def plot_differences(evaluated: RunsEvaluation, run: str, measure: str, baseline: str | None = None, ax=None,

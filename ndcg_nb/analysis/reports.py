@@ -19,7 +19,8 @@ from ..engine.scoring import json_value
 from .value_bounds import bounds
 
 # %% auto #0
-__all__ = ['RENDER_FORMATS', 'summary_table', 'render', 'compare_report', 'bounds_report', 'explain_presets_report']
+__all__ = ['RENDER_FORMATS', 'summary_table', 'render', 'compare_report', 'per_query_report', 'bounds_report',
+           'explain_presets_report']
 
 # %% ../../nbs/56_reports.ipynb #1695230d
 def summary_table(evaluated: RunsEvaluation, comparison: pd.DataFrame | None = None, test: str = "t",
@@ -102,17 +103,19 @@ def _save_difference_plots(evaluated: RunsEvaluation, baseline: str | None, path
 # %% ../../nbs/56_reports.ipynb #1b412e20
 def compare_report(qrels, runs, measures=("ndcg", "ndcg_cut_10"), *, format: str = "text", marker_test: str = "t",
                    plot: str | Path | None = None, decimals: int = 4, preset="trec_eval", overrides: dict | None = None,
-                   qrels_duplicates: str = "error", **options) -> str:
+                   qrels_duplicates: str = "error", per_query: bool = False, **options) -> str:
     """The means of each run (`*`: significant against the baseline under `marker_test`) and the table of tests,
-    in `format`; `plot` saves the per-query difference plot of each run on the first measure to that file;
-    `qrels_duplicates` as for `evaluate`."""
+    in `format`, then with `per_query` each run's value and difference on each query (see `per_query_report`);
+    `plot` saves the per-query difference plot of each run on the first measure to that file; `qrels_duplicates`
+    as for `evaluate`."""
     evaluated = evaluate_runs(qrels, runs, measures, preset=preset, qrels_duplicates=qrels_duplicates,
                               **(overrides or {}))
     table = evaluated.compare(**options)
     if plot is not None:
         _save_difference_plots(evaluated, table.attrs.get("baseline"), plot)
+    queries = evaluated.per_query_table(table.attrs.get("baseline")) if per_query else None
     if format in ("csv", "json"):
-        return render(table, format, decimals, index=False)
+        return render(table, format, decimals, index=False) if queries is None else per_query_report(table, queries, format)
     means = render(summary_table(evaluated, table, marker_test, decimals), format, decimals)
     shown = table.drop(columns=["correction"])
     note = (f"* p < {table.attrs.get('alpha', 0.05)} under the {marker_test} test against "
@@ -120,7 +123,21 @@ def compare_report(qrels, runs, measures=("ndcg", "ndcg_cut_10"), *, format: str
             f"convention {evaluated.convention.preset}")
     if format == "latex":
         note = "% " + note
-    return f"{means}\n\n{note}\n\n{render(shown, format, decimals, index=False)}"
+    text = f"{means}\n\n{note}\n\n{render(shown, format, decimals, index=False)}"
+    return text if queries is None else f"{text}\n\n{per_query_report(table, queries, format, decimals)}"
+
+# %% ../../nbs/56_reports.ipynb #rp0q0002
+def per_query_report(tests: pd.DataFrame, queries: pd.DataFrame, format: str = "text", decimals: int = 4) -> str:
+    """The per-query table `queries` (of `per_query_table`) as `compare_report` shows it after `tests`: under a line
+    in text, Markdown or LaTeX, alone in CSV, beside the tests in JSON (`{"tests": [...], "per_query": [...]}`)."""
+    if format == "csv":
+        return render(queries, format, decimals)
+    if format == "json":
+        return json.dumps({"tests": json.loads(render(tests, format, decimals, index=False)),
+                           "per_query": json.loads(render(queries, format, decimals))}, indent=2, allow_nan=False)
+    baseline = tests.attrs.get("baseline", "the baseline")
+    head = f"per query: each run's value, and each other run's difference from {baseline}"
+    return f"{'% ' if format == 'latex' else ''}{head}\n\n{render(queries, format, decimals)}"
 
 # %% ../../nbs/56_reports.ipynb #1721de43
 def bounds_report(qrels, run, measures=("ndcg", "ndcg_cut_10"), *, format: str = "text", per_query: bool = False,

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import codecs
+import contextlib
 import functools
 import gzip
 import io
@@ -27,10 +28,11 @@ from ..errors import InputError, UsageError
 
 # %% auto #0
 __all__ = ['MAX_LINE_BYTES', 'MAX_GZIP_RATIO', 'RATIO_FROM_BYTES', 'MEMORY_POOL', 'QRELS_DUPLICATES', 'TRIM_FROM_BYTES',
-           'SAMPLE_QRELS', 'SAMPLE_RUN', 'TrecFormatError', 'short_repr', 'some_numbers', 'checked_text', 'split_lines',
-           'numeric_column', 'check_duplicates_rule', 'give_back_freed_memory', 'split_file', 'read_qrels', 'read_run',
-           'read_qrels_and_run', 'id_categories', 'is_records', 'check_not_swapped', 'check_dicts_not_swapped',
-           'as_qrels', 'as_run', 'as_qrels_and_run']
+           'SAMPLE_QRELS', 'SAMPLE_RUN', 'TrecFormatError', 'short_repr', 'some_numbers', 'is_binary_file',
+           'source_name', 'checked_text', 'split_lines', 'numeric_column', 'check_duplicates_rule',
+           'give_back_freed_memory', 'split_file', 'read_qrels', 'read_run', 'read_qrels_and_run', 'id_categories',
+           'is_records', 'is_ranx', 'check_not_swapped', 'check_dicts_not_swapped', 'as_qrels', 'as_run',
+           'as_qrels_and_run']
 
 # %% ../../nbs/40_runs.ipynb #9297daa9
 class TrecFormatError(InputError):
@@ -101,21 +103,66 @@ def _check_ratio(inflated: int, compressed: int, source) -> None:
                               f"from {compressed:,} so far), where TREC files compress 5 to 15 times: refused before it "
                               "fills memory. If it is a real run or qrels, gunzip it first and read the text")
 
+class _Counted:
+    "The `read` of a binary file, counting the bytes it gave: a pipe cannot tell its position."
+    def __init__(self, handle):
+        self.handle, self.count = handle, 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.handle.read(size)
+        self.count += len(data)
+        return data
+
 def _inflated(handle, source):
     "The gunzipped bytes of the open gzip file `handle`, a chunk at a time (refusing a gzip bomb)."
-    inflated, start = 0, handle.tell()
+    inflated, compressed = 0, _Counted(handle)
     try:
-        with gzip.GzipFile(fileobj=handle) as inflating:
+        with gzip.GzipFile(fileobj=compressed, mode="rb") as inflating:
             while chunk := inflating.read(_CHUNK):
                 inflated += len(chunk)
-                _check_ratio(inflated, handle.tell() - start, source)
+                _check_ratio(inflated, compressed.count, source)
                 yield chunk
     except (OSError, EOFError, zlib.error) as exc:
         raise TrecFormatError(f"{source}: a damaged or truncated gzip file ({exc})") from None
 
+# %% ../../nbs/40_runs.ipynb #rd0s0002
+def is_binary_file(data) -> bool:
+    "True for an open file that gives bytes (`sys.stdin.buffer`, `open(path, 'rb')`, `io.BytesIO`), which the readers take as they take a path."
+    return callable(getattr(data, "read", None)) and not isinstance(data, io.TextIOBase)
+
+def source_name(path) -> str:
+    "What messages call the file at `path`, or an open binary file: its name (`<stdin>` for standard input), else `<stream>`."
+    if not is_binary_file(path):
+        return str(path)
+    name = getattr(path, "name", None)
+    return name if isinstance(name, str) else "<stream>"
+
+# %% ../../nbs/40_runs.ipynb #rd0s0009
+class _Raw(io.RawIOBase):
+    "Any object whose `read` gives bytes, as a raw stream that `io.BufferedReader` can buffer (and so `peek` into)."
+    def __init__(self, handle):
+        self.handle = handle
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        data = self.handle.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+def _opened(path):
+    "The file at `path` opened to read bytes, or the open binary file `path` itself (left open), able to `peek`."
+    if isinstance(path, io.TextIOBase):
+        raise TypeError(f"{getattr(path, 'name', 'the stream')} is open as text: give the binary file "
+                        "(sys.stdin.buffer, open(path, 'rb')), which is read as a TREC file is, gzip included")
+    if not is_binary_file(path):
+        return open(path, "rb")
+    return contextlib.nullcontext(path if callable(getattr(path, "peek", None)) else io.BufferedReader(_Raw(path)))
+
 def _chunks(path, source):
-    "The bytes of the file at `path` a chunk at a time, gunzipped if they start with gzip's magic number."
-    with open(path, "rb") as handle:
+    "The bytes of the file at `path` (or of an open binary file) a chunk at a time, gunzipped if they start with gzip's magic number."
+    with _opened(path) as handle:
         if handle.peek(2)[:2] == b"\x1f\x8b":
             yield from _inflated(handle, source)
         else:
@@ -174,8 +221,9 @@ def checked_text(raw: bytes, source) -> bytes:
     return _as_text(raw, source)
 
 def _read_bytes(path):
-    "The bytes of the file at `path`, gunzipped as they are read if they start with gzip's magic number; checked."
-    return _as_text(_guarded(_chunks(path, str(path)), path), path)
+    "The bytes of the file at `path` (or an open binary file), gunzipped as they are read if they start with gzip's magic number; checked."
+    source = source_name(path)
+    return _as_text(_guarded(_chunks(path, source), source), source)
 
 
 # %% ../../nbs/40_runs.ipynb #5e0d7a41
@@ -505,8 +553,8 @@ def give_back_freed_memory(read_bytes: int) -> bool:
 
 # %% ../../nbs/40_runs.ipynb #63444e6e
 def split_file(path, kind: str) -> tuple[pa.Table, np.ndarray, str | None]:
-    "The fields and line numbers of the file at `path`, and a run's tag; the file's bytes are not kept."
-    table, lines, text = split_lines(_read_bytes(path), kind, str(path))
+    "The fields and line numbers of the file at `path` (or an open binary file), and a run's tag; the bytes are not kept."
+    table, lines, text = split_lines(_read_bytes(path), kind, source_name(path))
     end = text.find(b"\n")
     tag = text[:end if end >= 0 else None].split()[5].decode() if kind == "run" else None
     del text
@@ -524,18 +572,18 @@ def _frame_of(table: pa.Table, lines, tag: str | None, kind: str, source: str, d
 def _read(path, kind: str, duplicates: str = "error") -> pd.DataFrame:
     table, lines, tag = split_file(path, kind)
     read = table.nbytes
-    frame = _frame_of(table, lines, tag, kind, str(path), _encode(table["doc"]), duplicates)
+    frame = _frame_of(table, lines, tag, kind, source_name(path), _encode(table["doc"]), duplicates)
     del table
     give_back_freed_memory(read)
     return frame
 
 # %% ../../nbs/40_runs.ipynb #fcf6981f
 def read_qrels(path, *, duplicates: str = "error") -> pd.DataFrame:
-    "Read a TREC qrels file (`qid iter docno rel`, plain or gzip) into `query, doc, relevance, line`."
+    "Read a TREC qrels file (`qid iter docno rel`, plain or gzip; a path or an open binary file) into `query, doc, relevance, line`."
     return _read(path, "qrels", duplicates)
 
 def read_run(path) -> pd.DataFrame:
-    "Read a TREC run file (`qid Q0 docno rank score tag`, plain or gzip) into `query, doc, score, order, line`."
+    "Read a TREC run file (`qid Q0 docno rank score tag`, plain or gzip; a path or an open binary file) into `query, doc, score, order, line`."
     return _read(path, "run")
 
 # %% ../../nbs/40_runs.ipynb #b2466499
@@ -553,8 +601,8 @@ def read_qrels_and_run(qrels_path, run_path, *, duplicates: str = "error") -> tu
     (qrels, qrels_lines, _), (run, run_lines, tag) = split_file(qrels_path, "qrels"), split_file(run_path, "run")
     qrels_doc, run_doc = _encode_together(qrels["doc"], run["doc"])
     read = qrels.nbytes + run.nbytes
-    frames = (_frame_of(qrels, qrels_lines, None, "qrels", str(qrels_path), qrels_doc, duplicates),
-              _frame_of(run, run_lines, tag, "run", str(run_path), run_doc))
+    frames = (_frame_of(qrels, qrels_lines, None, "qrels", source_name(qrels_path), qrels_doc, duplicates),
+              _frame_of(run, run_lines, tag, "run", source_name(run_path), run_doc))
     del qrels, run
     give_back_freed_memory(read)
     return frames
@@ -698,9 +746,14 @@ _VALUE_COLUMNS = {"qrels": ("relevance", "label"), "run": ("score",)}
 def _other(kind: str) -> str:
     return "run" if kind == "qrels" else "qrels"
 
+def is_ranx(data, kind: str | None = None) -> bool:
+    "True for a ranx `Qrels` or `Run` (only the one `kind` names, 'qrels' or 'run', if given), told by its class without importing ranx."
+    kinds = (kind,) if kind else ("qrels", "run")
+    return type(data).__module__.split(".")[0] == "ranx" and type(data).__name__.lower() in kinds
+
 def _says_it_is(data) -> tuple[str, str] | None:
     "What `data` says it is, as (kind, description): a ranx Qrels or Run, records, or a frame's value column; else None."
-    if type(data).__module__.split(".")[0] == "ranx" and type(data).__name__ in ("Qrels", "Run"):
+    if is_ranx(data):
         return type(data).__name__.lower(), f"a ranx {type(data).__name__}"
     columns = set(data.columns) if isinstance(data, pd.DataFrame) else set(_record_fields(data[0]) or ()) if is_records(data) else set()
     what = "a frame" if isinstance(data, pd.DataFrame) else f"{type(data[0]).__name__} records" if columns else ""
@@ -734,6 +787,7 @@ def check_dicts_not_swapped(qrels, run) -> None:
 def _tidy(data, kind: str, columns: dict[str, str], reader, duplicates: str = "error") -> pd.DataFrame:
     "Qrels or a run from a TREC file path, a long DataFrame, a nested dict or another tool's qrels/run, in ndcg_nb's columns."
     value = "relevance" if kind == "qrels" else "score"
+    name = getattr(data, "name", None) if is_ranx(data, "run") else None   # ranx's name of a run: its tag here
     if isinstance(data, (str, Path)):
         return reader(data)
     if not (isinstance(data, pd.DataFrame) and columns.get(value) in data.columns):   # a frame with its column is what it says
@@ -751,7 +805,9 @@ def _tidy(data, kind: str, columns: dict[str, str], reader, duplicates: str = "e
             return read
         return _from_frame(data, _ecosystem_columns(data, columns, kind), value, kind, duplicates)
     if isinstance(data, dict):
-        return _from_dict(data, value, kind)
+        read = _from_dict(data, value, kind)
+        read.attrs.update({"tag": str(name)} if name else {})
+        return read
     raise TypeError(f"{kind} must be a path, a pandas DataFrame or a dict, or qrels/runs of ir_datasets, ir_measures, "
                     f"ranx or PyTerrier; got {type(data).__module__}.{type(data).__name__}")
 

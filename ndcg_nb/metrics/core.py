@@ -1024,18 +1024,37 @@ def check_list_weights(weights, n: int, name: str = "weights") -> np.ndarray:
         raise InputError(f"{name} are all 0: there is nothing to average")
     return w
 
+# %% ../../nbs/30_core.ipynb #cr0q0002
+def _weights_by_query(weights, queries: np.ndarray) -> list:
+    "The weights (a dict or pandas Series by query id) of `queries`, in their order; a query without one is an error."
+    missing = [query for query in queries if query not in weights.keys()]
+    if missing:
+        raise InputError(f"weights has no weight for query {missing[0]!r}"
+                         f"{f' (nor for {len(missing) - 1} other queries)' if len(missing) > 1 else ''}")
+    return [weights[query] for query in queries]
+
+def _dataset_weights(weights, batch: Batch) -> np.ndarray | None:
+    "`weights` checked, one per list of `batch`; for lists grouped by `qid=` also a dict or pandas Series by query id."
+    if weights is None:
+        return None
+    if batch.queries is not None and (isinstance(weights, dict) or hasattr(weights, "reindex")):
+        weights = _weights_by_query(weights, batch.queries)
+    return check_list_weights(weights, len(batch))
+
 # %% ../../nbs/30_core.ipynb #3ef6a373
 def ndcg_dataset(lists, k: int | None = None, *, average: str = "mean", scores=None, ties: str = "average",
                  ideal=None, gain="linear", discount="log2", truncation="cut", normalization="judged", zero_idcg: str = "zero",
                  lengths=None, mask=None, group_sizes=None, weights=None, aggregation: str = "mean",
-                 ideal_negatives: str = "drop") -> DatasetScore:
+                 ideal_negatives: str = "drop", qid=None) -> DatasetScore:
     """NDCG of a dataset: `average='mean'` of per-list NDCG (weighted by `weights`, one per list, or reduced by
-    another `aggregation`), or `'ratio'` of summed DCG to summed IDCG."""
+    another `aggregation`), or `'ratio'` of summed DCG to summed IDCG. `qid=`: one query id per row of flat `lists`
+    and `scores`, in any order, as `ndcg` takes it; each query is a list, `per_list` a Series by query id, and
+    `weights` one per query in that order, or a dict or pandas Series by query id."""
     _check_dataset_choices(average, aggregation, weights)
-    batch, pool = _read_lists(lists, ideal, lengths, mask, scores, group_sizes)
+    batch, pool = _read_lists(lists, ideal, lengths, mask, scores, group_sizes, qid)
     check_depth(k)
     s = _scores(batch, pool, k, ListPolicies.bind(gain, discount, truncation, normalization, ties, ideal_negatives))
-    weights = None if weights is None else check_list_weights(weights, len(batch))
+    weights = _dataset_weights(weights, batch)
     per_list, undefined = _normalized(s, zero_idcg)
     counted = ~undefined if zero_idcg in SKIPPED_ZERO_IDCG else np.ones(len(batch), dtype=bool)
     if not counted.any() or (average == "ratio" and zero_idcg == "nan" and undefined.any()):
@@ -1047,5 +1066,6 @@ def ndcg_dataset(lists, k: int | None = None, *, average: str = "mean", scores=N
     policies = {**s.labels, "average": average, "zero_idcg": zero_idcg}
     policies.update({"aggregation": aggregation} if aggregation != "mean" else {})
     policies.update({"weighted": True} if weights is not None else {})
+    per_list = per_list if batch.queries is None else one_or_many(per_list, batch)   # by query id under qid=
     return DatasetScore(value, average, per_list, s.dcg, s.idcg, len(batch), int(counted.sum()),
                         int(undefined.sum()), zero_idcg, policies, aggregation, weights)
