@@ -19,9 +19,9 @@ __all__ = ['ZERO_IDCG_POLICIES', 'SIGNED_ZERO_IDCG', 'SKIPPED_ZERO_IDCG', 'AGGRE
            'check_parameter', 'convention_table', 'read_field', 'trec_eval_preset', 'sklearn_preset',
            'sklearn_ignore_ties_preset', 'lightgbm_preset', 'xgboost_preset', 'ranx_preset', 'ranx_burges_preset',
            'preset_note', 'ir_measures_preset', 'gdeval_preset', 'trectools_preset', 'ntcir_preset',
-           'ntcir_ndcg_b_preset', 'torchmetrics_preset', 'tf_ranking_preset', 'catboost_preset', 'ranklib_preset',
-           'spark_mllib_preset', 'recommenders_preset', 'recbole_preset', 'elliot_preset', 'vespa_preset',
-           'elasticsearch_preset', 'register_presets']
+           'ntcir_ndcg_b_preset', 'negative_grade_refused', 'torchmetrics_preset', 'tf_ranking_preset',
+           'catboost_preset', 'ranklib_preset', 'spark_mllib_preset', 'recommenders_preset', 'recbole_preset',
+           'elliot_preset', 'vespa_preset', 'elasticsearch_preset', 'register_presets']
 
 # %% ../nbs/23_presets.ipynb #5b40bc5f
 ZERO_IDCG_POLICIES = ("zero", "one", "skip", "nan", "raise", "signed", "signed_skip")  # a list with IDCG <= 0
@@ -71,8 +71,9 @@ class Convention:
     unjudged: str = _field("zero", "choice", "a retrieved document without judgment gains 0, or is removed before "
                            "ranking (trec_eval `-J`)", ("zero", "drop"))
     negative: str = _field("zero", "choice", "a negative judgment counts as 0 and as unjudged (trec_eval), is a real, "
-                           "harmful grade, or takes its document out of the ranking (TF-Ranking's padding without a mask)",
-                           ("zero", "keep", "drop"))
+                           "harmful grade, takes its document out of the ranking (TF-Ranking's padding without a mask), "
+                           "or is an error (NTCIREVAL, which reads it as a list index counted back from its top level)",
+                           ("zero", "keep", "drop", "raise"))
     min_grade: float | None = _field(None, "number", "judgments below it count as 0 (ranx's `rel_lvl`, 1 there)")
     integer_grades: bool = _field(False, "flag", "judgments keep only their whole part, as trec_eval reads them with "
                                   "C's `atol` (`1.5` is 1), or are used as given")
@@ -237,13 +238,14 @@ def trec_eval_preset(complete: bool = False, judged_only: bool = False, max_docs
 
 # %% ../nbs/23_presets.ipynb #e40282f6
 def sklearn_preset() -> Convention:
-    "scikit-learn `ndcg_score` (ties averaged)."
-    return Convention(ties="average", normalization="retrieved", negative="keep", zero_idcg="zero", preset="sklearn")
+    "scikit-learn `ndcg_score` (ties averaged); a run query without judgments is a row of zeros, scored 0."
+    return Convention(ties="average", normalization="retrieved", negative="keep", zero_idcg="zero", unjudged_queries="zero",
+                      preset="sklearn")
 
 def sklearn_ignore_ties_preset() -> Convention:
     """scikit-learn `ndcg_score(..., ignore_ties=True)`: `sklearn/metrics/_ranking.py` `_dcg_sample_scores` ranks by
     `np.argsort(y_score)[:, ::-1]`, NumPy's default (unstable) sort, reversed."""
-    return Convention(ties="numpy_argsort", normalization="retrieved", negative="keep", zero_idcg="zero", preset="sklearn_ignore_ties")
+    return sklearn_preset().replace(ties="numpy_argsort", preset="sklearn_ignore_ties")
 
 # %% ../nbs/23_presets.ipynb #f747d87a
 def lightgbm_preset() -> Convention:
@@ -281,7 +283,8 @@ def preset_note(name: str) -> str:
 # %% ../nbs/23_presets.ipynb #16bfb6a4
 PRESET_NOTES.update({
     "trec_eval": "",
-    "sklearn": "scikit-learn refuses negative grades and single-document rows; ndcg_nb scores them.",
+    "sklearn": ("scikit-learn refuses negative grades and single-document rows; ndcg_nb scores them. A row whose grades "
+                "are all 0, a run query without judgments among them, scores 0 in both and counts in the mean."),
     "sklearn_ignore_ties": "NumPy's default argsort is not stable and its order of ties depends on the NumPy build and the CPU "
                            "(AVX-512, AVX2): the same values as scikit-learn only with the same NumPy on the same machine.",
     "lightgbm": "LightGBM refuses negative, non-integer and too high labels (ndcg_nb scores them); its IDCG test looks at the "
@@ -333,8 +336,9 @@ PRESET_NOTES["trectools"] = ("trectools reads doc ids with pandas type inference
 # %% ../nbs/23_presets.ipynb #8ea91381
 def ntcir_preset() -> Convention:
     """NTCIREVAL `MSnDCG` (pyNTCIREVAL `metrics/ms_ndcg.py`): gain per relevance level (the level itself by default),
-    discount 1/ln(r+1), ideal from every judged document (`normalized_metric.py`); the ranked list is the caller's."""
-    return Convention(gain="linear", discount="log2", ties="input", normalization="judged", negative="zero",
+    discount 1/ln(r+1), ideal from every judged document (`normalized_metric.py`); the ranked list is the caller's;
+    a negative grade, which NTCIREVAL reads as a list index counted back from its top level, is an error."""
+    return Convention(gain="linear", discount="log2", ties="input", normalization="judged", negative="raise",
                       integer_grades=True, zero_idcg="skip", preset="ntcir")
 
 def ntcir_ndcg_b_preset(b: float = 2) -> Convention:
@@ -342,8 +346,17 @@ def ntcir_ndcg_b_preset(b: float = 2) -> Convention:
     check_parameter("ntcir_ndcg_b", "b", b, above=1)
     return ntcir_preset().replace(discount=f"jk:base={b}", preset="ntcir_ndcg_b")
 
+def negative_grade_refused(grade: float, preset: str | None, where: str = "") -> str:
+    "The error for a negative grade under `negative='raise'` (`where`: the query and document, when known)."
+    who = f"preset {preset!r}" if preset else "the convention"
+    return (f"{where}grade {grade:g} is negative, and {who} refuses negative grades (negative='raise'): NTCIREVAL reads "
+            "a grade as an index into its relevance levels, so a negative one counts back from the top level; give the "
+            "grades as levels 0, 1, 2, ... or choose negative='zero' or 'keep'")
+
 PRESET_NOTES["ntcir"] = ("NTCIREVAL raises ZeroDivisionError on a topic without relevant documents (ndcg_nb skips it), takes "
-                         "an already ranked list (ndcg_nb sorts by score, ties in input order) and levels L0..Ln only.")
+                         "an already ranked list (ndcg_nb sorts by score, ties in input order) and levels L0..Ln only: it "
+                         "reads a negative grade g as the list index g, level L+g in the ideal but the gain of level L+g-1 "
+                         "in the ranking, a value that depends on the number of levels declared; ndcg_nb refuses it.")
 PRESET_NOTES["ntcir_ndcg_b"] = PRESET_NOTES["ntcir"]
 
 # %% ../nbs/23_presets.ipynb #625f2c61
@@ -418,18 +431,34 @@ def ranklib_preset(qrel_file: bool = False) -> Convention:
 PRESET_NOTES["ranklib"] = "A negative label crashes RankLib (an array index of -1 in DCGScorer.gain); ndcg_nb scores it 0."
 
 # %% ../nbs/23_presets.ipynb #c099199a
-def spark_mllib_preset(graded: bool = False) -> Convention:
-    """Spark MLlib `RankingMetrics.ndcgAt` (`mllib/.../evaluation/RankingMetrics.scala`): binary gain over the relevant
-    set, or (`graded`) 2^g - 1 with the ideal from all ground truth in the order given (not sorted: NDCG can exceed 1),
-    divided unless it is 0; discount 1/ln(r+1); queries on either side alone score 0."""
-    graded = parse_flag(graded, 'graded')
-    return Convention(gain="exponential" if graded else "positive", ties="input",
-                      normalization="given_order" if graded else "judged", negative="keep" if graded else "zero",
-                      ideal_negatives="keep" if graded else "drop", missing_queries="zero", unjudged_queries="zero",
-                      zero_idcg="signed" if graded else "zero", preset="spark_mllib")
+_SPARK_LABELS = ("judged", "relevant")
 
-PRESET_NOTES["spark_mllib"] = ("graded ndcgAt takes the ground truth in the caller's order; ndcg_nb takes it in the qrels' order "
-                               "(file or dict order), so the two agree when the labels are passed as the qrels hold them.")
+def spark_mllib_preset(graded: bool = False, labels: str = "judged") -> Convention:
+    """Spark MLlib `RankingMetrics.ndcgAt` (`mllib/.../evaluation/RankingMetrics.scala`), the qrels as its labels:
+    binary over the labels, every judged document (`labels="judged"`: what PySpark returns, relevances dropped) or
+    those graded above 0 (`labels="relevant"`), or (`graded`, Scala's API) 2^g - 1 with the ideal from all the labels
+    in the order given (not sorted: NDCG can exceed 1), divided unless it is 0; discount 1/ln(r+1); queries on
+    either side alone score 0."""
+    graded = parse_flag(graded, 'graded')
+    if labels not in _SPARK_LABELS:
+        raise UsageError(f"spark_mllib labels must be judged or relevant, got {labels!r}")
+    if graded and labels != "judged":
+        raise UsageError("spark_mllib:graded=true takes every judged document as a label, with its grade as relevance; "
+                         "labels=relevant is for the binary ndcgAt")
+    if graded:
+        return Convention(gain="exponential", ties="input", normalization="given_order", negative="keep",
+                          ideal_negatives="keep", missing_queries="zero", unjudged_queries="zero", zero_idcg="signed",
+                          preset="spark_mllib")
+    return Convention(gain="positive", ties="input", normalization="judged", negative="zero", missing_queries="zero",
+                      judged_grade=1 if labels == "judged" else None, unjudged_queries="zero", zero_idcg="zero",
+                      preset="spark_mllib")
+
+PRESET_NOTES["spark_mllib"] = ("PySpark's RankingMetrics drops the relevances of (predictions, labels, relevances) rows "
+                               "(PythonMLLibAPI.newRankingMetrics passes Scala the first two columns): from Python ndcgAt is "
+                               "binary with every label relevant, the default here; graded=true is the graded ndcgAt of "
+                               "Scala and Java (RankingMetrics.of), which PySpark's class never calls. Graded ndcgAt takes "
+                               "the ground truth in the caller's order; ndcg_nb takes it in the qrels' order (file or dict "
+                               "order), so the two agree when the labels are passed as the qrels hold them.")
 
 # %% ../nbs/23_presets.ipynb #91ea6b89
 def recommenders_preset(score_type: str = "binary") -> Convention:
@@ -451,9 +480,9 @@ PRESET_NOTES["recommenders"] = ("With relevancy_method='by_threshold' Recommende
 # %% ../nbs/23_presets.ipynb #03b39901
 def recbole_preset() -> Convention:
     """RecBole `NDCG` (`recbole/evaluator/metrics.py`): binary hits (grade 1 or more), log2, ideal min(#positives, k)
-    ones, k being the list's length when not given; users without a positive are not evaluated."""
+    ones, k being the list's length when not given; a user without a positive scores 0 and counts in the mean."""
     return Convention(gain="positive", ties="input", normalization="judged_to_length:only_without_depth=true", min_grade=1,
-                      zero_idcg="skip", preset="recbole")
+                      zero_idcg="zero", preset="recbole")
 
 def elliot_preset(threshold: float = 0) -> Convention:
     """Elliot `nDCG` (`elliot/evaluation/metrics/accuracy/ndcg/ndcg.py`, `relevance.py`): gain 2^(g - t + 1) - 1 for
@@ -463,7 +492,9 @@ def elliot_preset(threshold: float = 0) -> Convention:
     return Convention(gain=f"shifted_exponential:threshold={threshold}", ties="input", normalization="judged_to_length:only_without_depth=true",
                       negative="keep", unjudged_grade=float(threshold) - 1, zero_idcg="skip", preset="elliot")
 
-PRESET_NOTES["recbole"] = "RecBole rounds its means to 4 decimals (metric_decimal_place) and orders ties by torch.topk."
+PRESET_NOTES["recbole"] = ("RecBole rounds its means to 4 decimals (metric_decimal_place) and orders ties by torch.topk. "
+                            "RecBole 1.2.1's NDCG.metric_info calls np.float, which NumPy 1.24 removed: it runs only with "
+                            "an older NumPy.")
 PRESET_NOTES["elliot"] = ("nothing known that it cannot reproduce; Elliot does not run here (it needs a full experiment "
                           "configuration), so the census checks the preset against a transcription of its source.")
 
@@ -509,9 +540,10 @@ def register_presets(register):
     register("tf_ranking", tf_ranking_preset, "TF-Ranking NDCGMetric: 2^rel - 1, list ideal (param mask); random ties not reproduced")
     register("catboost", catboost_preset, "CatBoost NDCG: worst-first ties, IDCG <= 0 scores 1 (params type, denominator)")
     register("ranklib", ranklib_preset, "RankLib NDCG@k: 2^rel - 1 on int labels (param qrel_file)")
-    register("spark_mllib", spark_mllib_preset, "Spark MLlib ndcgAt: binary or graded (param graded), every query counts")
+    register("spark_mllib", spark_mllib_preset, "Spark MLlib ndcgAt: binary as PySpark returns it (param labels) or "
+             "Scala's graded (param graded), every query counts")
     register("recommenders", recommenders_preset, "Microsoft Recommenders ndcg_at_k (param score_type=binary|raw|exp)")
-    register("recbole", recbole_preset, "RecBole NDCG: binary hits over the test positives")
+    register("recbole", recbole_preset, "RecBole NDCG: binary hits over the test positives, users without one score 0")
     register("elliot", elliot_preset, "Elliot nDCG: 2^(rel - t + 1) - 1 for rel >= t (param threshold)")
     register("vespa", vespa_preset, "pyvespa VespaEvaluator: binary sets or grades in [0, 1] (param graded), k 10")
     register("elasticsearch", elasticsearch_preset, "Elasticsearch rank_eval dcg normalized: 2^rel - 1 (param unknown_doc_rating), k 10")

@@ -11,9 +11,16 @@ A case is left out of a comparison only for a reason written next to it, never t
 path-dependent tie order, or an order that depends on the NumPy build (then the preset's note in
 ndcg_nb.presets.PRESET_NOTES says so). Every deterministic rule of a tool is a convention field or a built-in policy
 and its cases are compared: torchmetrics' empty-target rule (`zero_grade_sum`), Spark's unsorted graded ideal
-(`given_order`), RankLib's wrapping int gain, label-sorted ideal and rounded -qrel labels (`int32_exponential`,
+(`given_order`) and PySpark's dropped relevances (every label relevant, `judged_grade=1`), RankLib's wrapping int gain, label-sorted ideal and rounded -qrel labels (`int32_exponential`,
 `grade_order`, `ideal_grades`), the rankers' groups of 0 labels (`unjudged_queries="one"`), Recommenders' early 0 and
 pandas division (`no_hits`, `zero_idcg="signed_skip"`), TF-Ranking's padding of negative labels (`negative="drop"`).
+
+A tool that gives a number no rule can repeat is refused instead, and the refusal is tested against the tool:
+pyNTCIREVAL's negative grades (`negative="raise"`, the ntcir presets).
+
+Spark runs here (pyspark 4.3 in local mode, Java 17): results_pyspark.json is what PySpark's `RankingMetrics` and
+Scala's graded `RankingMetrics.of` returned (tests/conventions_support/run_pyspark.py); the live run, a Spark job per
+query, is on request (NDCG_NB_SPARK_TESTS=1), as the other Spark tests are.
 
 Where the tool's recorded mean is its own aggregate over the case (torchmetrics' metric class, Recommenders'
 `ndcg_at_k` on all users at once), the mean is compared too; their per-query values come from the tool run on one
@@ -22,11 +29,14 @@ query at a time.
 import importlib
 import json
 import math
+import os
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from ndcg_nb.errors import InputError
 from ndcg_nb.evaluation import evaluate
 from ndcg_nb.presets import PRESET_NOTES
 
@@ -36,6 +46,9 @@ TOL = 1e-12
 FLOAT32_TOL = 1e-6
 GDEVAL_TOL = 5e-6        # gdeval prints %.5f
 F32_LABELS = "float32 labels"   # CatBoost and XGBoost store labels as float32: FLOAT32_TOL on cases with such grades
+SPARK_ON_REQUEST = ("Spark runs on request: NDCG_NB_SPARK_TESTS=1 (with Java and pyspark), as in tests/test_distributed.py; "
+                    "results_pyspark.json holds what it returned here")
+SPARK_OFF = os.environ.get("NDCG_NB_SPARK_TESTS") != "1" or shutil.which("java") is None
 
 TIE_CASES = {name for name, case in CASES.items()
              if any(len(set(docs.values())) < len(docs) for docs in case["run"].values())}
@@ -79,7 +92,10 @@ SPECS = [
     ("catboost:type=exp;denominator=position", "catboost", "NDCG_Exp_Position", F32_LABELS, {}),
     ("ranklib", "ranklib_derived", "NDCG", TOL, {}),
     ("ranklib:qrel_file=true", "ranklib_derived", "NDCG_with_qrel_file", TOL, {}),
-    ("spark_mllib", "spark_mllib_derived", "ndcgAt_binary", TOL, {}),
+    ("spark_mllib", "pyspark", "RankingMetrics_triples", TOL, {}),
+    ("spark_mllib:labels=relevant", "pyspark", "RankingMetrics_pairs_relevant", TOL, {}),
+    ("spark_mllib:graded=true", "pyspark", "of_graded", TOL, {}),
+    ("spark_mllib:labels=relevant", "spark_mllib_derived", "ndcgAt_binary", TOL, {}),
     ("spark_mllib:graded=true", "spark_mllib_derived", "ndcgAt_graded", TOL, {}),
     ("recommenders", "recommenders", "ndcg_at_k_binary", TOL, {}),
     ("recommenders:score_type=raw", "recommenders", "ndcg_at_k_raw", TOL, {}),
@@ -224,6 +240,82 @@ def test_ranx_truncates_grades():
     assert ours("ranx", case) == pytest.approx(expected, abs=TOL, rel=0)
 
 
+# --- what the tools do where a preset once disagreed (issue 30) -------------------------------------------------------
+
+def test_spark_default_is_what_pyspark_returns():
+    """Case basic judges d03 with grade 0: PySpark, given the qrels as (labels, relevances), counts d03 relevant (1.0);
+    pairs of the relevant documents give 0.97474. The default preset gives PySpark's, labels=relevant the other."""
+    case, recorded = CASES["basic"], _results("pyspark")["basic"]
+    triples, pairs = (recorded[v]["per_query"]["1"] for v in ("RankingMetrics_triples", "RankingMetrics_pairs_relevant"))
+    assert triples != pytest.approx(pairs, abs=1e-3)
+    assert ours("spark_mllib", case)["1"] == pytest.approx(triples, abs=TOL, rel=0)
+    assert ours("spark_mllib:labels=relevant", case)["1"] == pytest.approx(pairs, abs=TOL, rel=0)
+
+
+@pytest.mark.skipif(SPARK_OFF, reason=SPARK_ON_REQUEST)
+@pytest.mark.filterwarnings("ignore::FutureWarning")   # pyspark 4.3 warns that it does not fully support pandas 3
+def test_pyspark_drops_the_relevances():
+    "PySpark's RankingMetrics gives the same ndcgAt for any relevances, the pair's; Scala's graded API does not."
+    pytest.importorskip("pyspark")
+    from tests.conventions_support.run_pyspark import python_ndcg, scala_graded_ndcg
+    prediction, labels, grades = ["a", "b", "c", "d"], ["c", "a", "x", "b"], [3.0, 0.0, 2.0, 0.0]
+    values = {python_ndcg((prediction, labels, relevances), 3) for relevances in (grades, [0.0] * 4, [-1.0, 5.0, 2.0, 0.0])}
+    assert values == {python_ndcg((prediction, labels), 3)}
+    case = {"qrels": {"1": dict(zip(labels, grades))}, "run": {"1": {d: 4.0 - i for i, d in enumerate(prediction)}}, "k": 3}
+    assert ours("spark_mllib", case)["1"] == pytest.approx(values.pop(), abs=TOL, rel=0)
+    graded = scala_graded_ndcg((prediction, labels, grades), 3)
+    assert ours("spark_mllib:graded=true", case)["1"] == pytest.approx(graded, abs=TOL, rel=0)
+    assert ours("spark_mllib", case)["1"] != pytest.approx(graded, abs=1e-3)
+
+
+def test_sklearn_scores_a_run_query_without_qrels_as_a_row_of_zeros():
+    "Case run_query_missing_from_qrels in one ndcg_score call: query 3, without qrels, is the row [0, 0], which scores 0."
+    sklearn_metrics = pytest.importorskip("sklearn.metrics")
+    case = CASES["run_query_missing_from_qrels"]
+    y_true = [[case["qrels"].get(q, {}).get(d, 0) for d in docs] for q, docs in case["run"].items()]
+    y_score = [list(docs.values()) for docs in case["run"].values()]
+    assert y_true[1] == [0, 0]
+    for preset in ("sklearn", "sklearn_ignore_ties"):
+        assert our_mean(preset, case) == pytest.approx(sklearn_metrics.ndcg_score(y_true, y_score), abs=TOL, rel=0)
+        assert ours(preset, case)["3"] == 0.0
+
+
+NEGATIVE_CASES = [name for name, case in CASES.items() if any(g < 0 for docs in case["qrels"].values() for g in docs.values())]
+
+
+@pytest.mark.parametrize("preset", ["ntcir", "ntcir_ndcg_b:b=3"])
+@pytest.mark.parametrize("name", NEGATIVE_CASES)
+def test_ntcir_refuses_negative_grades(preset, name):
+    "Every census case with a negative grade: an error naming the first such judgment, never a number."
+    (query, doc, grade), *_ = [(q, d, g) for q, docs in CASES[name]["qrels"].items() for d, g in docs.items() if g < 0]
+    with pytest.raises(InputError, match=f"query '{query}', document '{doc}': grade {grade:g} is negative"):
+        ours(preset, CASES[name])
+
+
+def test_pyntcireval_reads_a_negative_grade_as_a_list_index():
+    """pyNTCIREVAL on case negative_mixed (grades 2, -2, 1, 0, -1, 3) with L = 4 and L = 6 relevance levels (gain = level):
+    two values for one input, each the rule of the ntcir note (a grade g < 0 gains level L+g-1 in the ranking and counts
+    at level L+g in the ideal), which no convention holds: so the ntcir presets refuse it."""
+    pytest.importorskip("pyNTCIREVAL")
+    from pyNTCIREVAL import Labeler
+    from pyNTCIREVAL.metrics import MSnDCG
+    from ndcg_nb import ndcg
+    from tests.conventions_support.derive import order
+    qrels, ranked = CASES["negative_mixed"]["qrels"]["1"], order(CASES["negative_mixed"]["run"]["1"])
+
+    def ntcireval(levels):
+        labeler = Labeler(qrels)
+        return MSnDCG(labeler.compute_per_level_doc_num(levels), list(range(1, levels)), None).compute(labeler.label(ranked))
+
+    def by_the_note(levels):
+        return ndcg([g if g >= 0 else levels + g - 1 for g in (qrels[d] for d in ranked)],
+                    ideal=[g if g >= 0 else levels + g for g in qrels.values()])
+    assert ntcireval(4) != pytest.approx(ntcireval(6), abs=1e-3)
+    for levels in (4, 6):
+        assert ntcireval(levels) == pytest.approx(by_the_note(levels), abs=TOL, rel=0)
+    assert "ndcg_nb refuses it" in PRESET_NOTES["ntcir"]
+
+
 # --- the tools themselves, where installed ------------------------------------------------------------------------
 
 RUNNERS = {  # results stem -> (module to import first, runner module in tests/conventions_support)
@@ -233,6 +325,7 @@ RUNNERS = {  # results stem -> (module to import first, runner module in tests/c
     "catboost": ("catboost", "run_catboost"), "pyntcireval": ("pyNTCIREVAL", "run_pyntcireval"),
     "recommenders": ("recommenders.evaluation.python_evaluation", "run_recommenders"),
     "torchmetrics": ("torchmetrics", "run_torchmetrics"),
+    "recbole_derived": ("recbole.evaluator.metrics", "run_recbole"), "pyspark": ("pyspark", "run_pyspark"),
 }
 LIVE = [spec for spec in SPECS if spec[1] in RUNNERS]
 
@@ -244,6 +337,8 @@ def _live_params():
         label = preset if isinstance(preset, str) else preset[0] + "+" + variant
         for name in CASES:
             marks = [pytest.mark.skip(reason=excluded[name])] if name in excluded else []
+            if stem == "pyspark" and SPARK_OFF:
+                marks = [pytest.mark.skip(reason=SPARK_ON_REQUEST)]
             yield pytest.param(preset, stem, variant, tol, name, marks=marks, id=f"live-{label}-{variant}-{name}")
 
 

@@ -2,7 +2,8 @@
 
 - every hook in ndcg_nb/hookspecs.py has a `show_doc` entry in the plugin guide notebook, and
   the built guide shows it with its signature and docstring;
-- no page links to a missing file or to a missing anchor;
+- no page links to a missing file or to a missing anchor, and every link into the repository (the
+  "view" and "edit" buttons, the `source` links of the API) names a file the repository has;
 - headless Chromium, on docs/ served over http on 127.0.0.1, opens the home page and a
   tutorial: no console errors, plots loaded as images, the sidebar links resolve, a search
   for "IDCG" returns results (over http and from file://). A screenshot of each checked page
@@ -11,6 +12,7 @@
 """
 from __future__ import annotations
 
+import configparser
 import functools
 import http.server
 import inspect
@@ -148,6 +150,54 @@ def test_no_page_links_to_a_missing_file_or_anchor():
             elif url.fragment and target.suffix == ".html" and url.fragment not in parse(target).ids:
                 broken.append(f"{page.relative_to(DOCS)}: {link} (no anchor #{url.fragment})")
     assert not broken, "broken links:\n" + "\n".join(broken)
+
+
+SOURCE_BUTTON = re.compile(r'<div class="(view|edit)-this-page">\s*<a [^>]*href="([^"]+)"')
+
+
+def source_buttons(html: str) -> dict[str, str]:
+    "Furo's 'view this page' and 'edit this page' buttons of a page: {'view': href, 'edit': href}."
+    return {kind: href for kind, href in SOURCE_BUTTON.findall(html)}
+
+
+def repository_file(url: str) -> str | None:
+    "The file a link to the project's repository names, from the repository root (None for any other link)."
+    settings = configparser.ConfigParser(delimiters=["="])
+    settings.read(ROOT / "settings.ini", encoding="utf-8")
+    repo, branch = settings["DEFAULT"]["git_url"].rstrip("/"), settings["DEFAULT"]["branch"]
+    m = re.match(rf"{re.escape(repo)}/(?:blob|edit)/{re.escape(branch)}/([^?#]+)", url)
+    return urllib.parse.unquote(m.group(1)) if m else None
+
+
+def test_view_and_edit_buttons_name_the_page_notebook():
+    """Every page built from a notebook has both buttons, on the notebook it came from (core.html: nbs/30_core.ipynb,
+    a name the page does not keep), and every link into the repository names a file that exists."""
+    missing, seen = [], 0
+    for page in built_pages():
+        html = page.read_text(encoding="utf-8")
+        buttons = source_buttons(html)
+        if page.name not in ("search.html", "genindex.html"):
+            assert set(buttons) == {"view", "edit"}, f"{page.relative_to(DOCS)}: buttons {buttons}"
+        for url in re.findall(r'href="([^"]+)"', html):
+            path = repository_file(url)
+            if path is not None:
+                seen += 1
+                if not (ROOT / path).is_file():
+                    missing.append(f"{page.relative_to(DOCS)}: {url}")
+    assert seen and not missing, "links to files the repository does not have:\n" + "\n".join(missing)
+    assert repository_file(source_buttons((DOCS / "core.html").read_text(encoding="utf-8"))["view"]) == "nbs/30_core.ipynb"
+
+
+def test_source_button_check_on_a_synthetic_page():
+    "The parsing above, on Furo's markup, with a link to a notebook that does not exist."
+    settings = configparser.ConfigParser(delimiters=["="])
+    settings.read(ROOT / "settings.ini", encoding="utf-8")
+    repo = settings["DEFAULT"]["git_url"].rstrip("/") + "/blob/" + settings["DEFAULT"]["branch"]
+    page = (f'<div class="view-this-page">\n  <a class="muted-link" href="{repo}/nbs/core.ipynb" title="View">'
+            '</a></div><div class="edit-this-page"><a class="muted-link" href="https://x/edit" rel="edit"></a></div>')
+    assert source_buttons(page) == {"view": f"{repo}/nbs/core.ipynb", "edit": "https://x/edit"}
+    assert repository_file(f"{repo}/nbs/core.ipynb?plain=true") == "nbs/core.ipynb"
+    assert not (ROOT / "nbs/core.ipynb").is_file() and repository_file("https://github.com/pradyunsg/furo") is None
 
 
 def test_no_asset_is_duplicated():

@@ -15,7 +15,8 @@ Steps, for every notebook under nbs/ (recursively; names starting with "_" or ".
    become relative, a link nbdev put inside a link or an RST literal is undone), and write it under the page name nbdev/Quarto would use
    (`03_core.ipynb` -> `core.html`, `tutorials/01_x.ipynb` -> `tutorials/x.html`).
    A local image a markdown cell shows (`![alt](shot.png)`, beside the notebook) is copied beside the page.
-Then Sphinx with MyST-NB and the Furo theme renders the pages (tools/docs_sphinx/conf.py),
+Then Sphinx with MyST-NB and the Furo theme renders the pages (tools/docs_sphinx/conf.py), each page's "view"
+and "edit" buttons pointing at the notebook it came from (`source_notebooks.json`, written beside the pages),
 and docs/ is replaced by the result. The sidebar lists: home (nbs/index.ipynb), tutorials
 (nbs/tutorials/), guides (top-level notebooks without `default_exp`) and the API reference
 (top-level notebooks with `default_exp`) in one section per subpackage, each in file-name order.
@@ -381,6 +382,18 @@ def _check_replaceable(out: Path) -> None:
         raise BuildError(f"build_docs: {out} exists and is not an earlier build (no .nojekyll); not replacing it")
 
 
+def write_source_map(pages: list[Page], path: Path) -> None:
+    """Each page's notebook, as a path from the repository root (`{"core": "nbs/30_core.ipynb"}`), for the "view" and
+    "edit" buttons (tools/docs_sphinx/conf.py); a notebook outside the repository gets no entry, hence no buttons."""
+    sources = {}
+    for p in pages:
+        try:
+            sources[p.docname] = p.source.resolve().relative_to(ROOT).as_posix()
+        except ValueError:
+            continue
+    path.write_text(json.dumps(sources, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
 def build(out: Path, jobs: int, keep_build: bool = False) -> list[Page]:
     "Build the site into `out` (replaced); raise `BuildError` and leave `out` untouched if anything fails."
     cfg = _config()
@@ -414,6 +427,7 @@ def build(out: Path, jobs: int, keep_build: bool = False) -> list[Page]:
         dst.write_text(json.dumps(myst, indent=1, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
         copy_images(myst, p, dst)
 
+    write_source_map(pages, source / "source_notebooks.json")
     from sphinx.cmd.build import build_main
     warnings_file = work / "sphinx-warnings.txt"
     args = ["-b", "html", "-q", "-W", "--keep-going", "-c", str(SPHINX_CONF_DIR), "-d", str(work / "doctrees"),

@@ -2,10 +2,15 @@
 
 Usage: python tools/make_readme.py [--check]
 With --check, exit 1 if README.md differs from what the notebook produces.
+
+The notebook is also the docs site's home page, whose links are relative to the site (`core.html`,
+`tutorials/presets.html#x`); the README is read from the repository root, so its relative links get
+the docs folder in front (`docs/core.html`). Links with a scheme, anchors and root paths stay as written.
 """
 import os
 import re
 import sys
+from configparser import ConfigParser
 from pathlib import Path
 
 from execnb.nbio import read_nb
@@ -23,6 +28,21 @@ def _text(output) -> str:
     return ""
 
 
+_RELATIVE_LINK = re.compile(r"(\]\()(?![a-zA-Z][a-zA-Z0-9+.-]*:|#|/)([^)\s]+\))")
+
+
+def docs_folder() -> str:
+    "The docs site's folder, relative to the repository root (settings.ini `doc_path`)."
+    settings = ConfigParser(delimiters=["="])
+    settings.read(ROOT / "settings.ini", encoding="utf-8")
+    return settings["DEFAULT"].get("doc_path", "docs").strip("/")
+
+
+def from_root(markdown: str, docs: str) -> str:
+    "The relative Markdown links of a home-page cell, made to resolve from the repository root (`docs/` in front)."
+    return _RELATIVE_LINK.sub(lambda m: f"{m.group(1)}{docs}/{m.group(2)}", markdown)
+
+
 def render(notebook: Path = ROOT / "nbs" / "index.ipynb") -> str:
     nb = read_nb(notebook)
     here = os.getcwd()
@@ -33,11 +53,11 @@ def render(notebook: Path = ROOT / "nbs" / "index.ipynb") -> str:
         shell.run_all(nb, exc_stop=True)
     finally:
         os.chdir(here)
-    parts = []
+    parts, docs = [], docs_folder()
     for cell in nb.cells:
         source = cell.source.strip()
         if cell.cell_type == "markdown":
-            parts.append(source)
+            parts.append(from_root(source, docs))
             continue
         if not source or re.search(r"^#\|\s*(hide|export)", source, flags=re.M):
             continue

@@ -17,18 +17,19 @@ import pyarrow.compute as pc
 
 from ..metrics.batch import Batch, all_finite
 from ..plugins import BoundPolicy
-from ..errors import UsageError
+from ..errors import InputError, UsageError
 from .runs import as_qrels, check_duplicates_rule
 from ..metrics.core import numpy_argsort_order
 from ..metrics.trec_measures import relevance_levels
-from ..presets import CONVENTION_CHOICES, Convention
+from ..presets import CONVENTION_CHOICES, Convention, negative_grade_refused
 from .plan import RANKING_FIELDS, apply_grade_rules
 from ..metrics.segments import lengths_from_offsets, offsets_from_lengths, sorted_desc, tie_runs, uniform_length
 
 # %% auto #0
 __all__ = ['SMALL_TIES', 'POOL_FIELDS', 'id_codes', 'id_positions', 'judged_queries', 'Judgments', 'read_judgments', 'MatchedRun',
-           'JoinedRun', 'match_run', 'judged_grades', 'join_run', 'match_dict_run', 'rank_order', 'ranked_batch',
-           'pool_order', 'judged_pool', 'line_levels', 'policy_context', 'no_common_query_message']
+           'JoinedRun', 'match_run', 'judged_grades', 'refuse_negative_judgments', 'join_run', 'match_dict_run',
+           'rank_order', 'ranked_batch', 'pool_order', 'judged_pool', 'line_levels', 'policy_context',
+           'no_common_query_message']
 
 # %% ../../nbs/43_judgments.ipynb #3c51ad4e
 def id_codes(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
@@ -283,8 +284,22 @@ def judged_grades(run: MatchedRun, judgments: Judgments) -> tuple[np.ndarray, np
     grades = judgments.relevance[np.maximum(run.found, 0)] if len(judgments.relevance) else np.zeros(len(judged))
     return np.where(judged, grades, 0.0), judged
 
+def refuse_negative_judgments(judgments: Judgments, convention: Convention) -> None:
+    """Under `negative="raise"` (the ntcir presets), an `InputError` naming the query and document of the first judgment
+    whose grade, as the convention reads it, is negative, retrieved or not (it would enter the ideal)."""
+    if convention.negative != "raise":
+        return
+    grades, _ = apply_grade_rules(judgments.relevance, convention.replace(negative="keep"))
+    bad = np.flatnonzero(grades < 0)
+    if len(bad):
+        line = bad[0]
+        query, doc = judgments.queries[judgments.qrels_query[line]], _as_names(judgments.doc_names)[judgments.doc[line]]
+        raise InputError(negative_grade_refused(judgments.relevance[line], convention.preset,
+                                                f"query {str(query)!r}, document {str(doc)!r}: "))
+
 def join_run(run, judgments: Judgments, convention: Convention) -> JoinedRun:
     "The run's lines (a `MatchedRun`, or a run as `as_run` reads it) with their grades, read by the convention's grade rules."
+    refuse_negative_judgments(judgments, convention)
     matched = run if isinstance(run, MatchedRun) else match_run(run, judgments)
     grade, judged = judged_grades(matched, judgments)
     grade, dropped = apply_grade_rules(grade, convention, judged=judged)

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..plugins import BoundPolicy, plugin_state, resolve_policy
 from ..errors import InputError, PluginError, UsageError
-from ..presets import FIELDS, Convention
+from ..presets import FIELDS, Convention, negative_grade_refused
 from ..metrics.core import ListPolicies, aggregate
 from ..metrics.segments import positions_in_lists, segment_sum
 from .measures import Measure, parse_measures
@@ -114,7 +114,8 @@ def apply_grade_rules(grades, convention, negative: bool = True, judged=None,
                       pool: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
     """`grades` as `convention` reads them (its `judged_grade`, `integer_grades`, `relevance_map`, `negative`,
     `min_grade` and `unjudged_grade` fields, in that order), and the mask of grades the negative rule set to 0 (None when it does
-    not apply); `negative=False` skips that rule. `judged`: which grades are judgments (None: all of them).
+    not apply); `negative=False` skips that rule, but a negative grade under `negative="raise"` is always an `InputError`.
+    `judged`: which grades are judgments (None: all of them).
     `pool`: the grades are the ideal's pool, rounded under `ideal_grades="rint"` instead of truncated."""
     grades = np.asarray(grades, dtype=float)
     judged = np.ones(grades.shape, dtype=bool) if judged is None else np.asarray(judged, dtype=bool)
@@ -125,6 +126,8 @@ def apply_grade_rules(grades, convention, negative: bool = True, judged=None,
     elif convention.integer_grades:
         grades = np.trunc(grades)
     grades = read_through(grades, judged, getattr(convention, "relevance_map", None))
+    if convention.negative == "raise" and (grades < 0).any():
+        raise InputError(negative_grade_refused(grades[grades < 0][0], getattr(convention, "preset", None)))
     dropped = None
     if negative and convention.negative in ("zero", "drop"):
         dropped = grades < 0

@@ -66,11 +66,13 @@ def spark_case(case, graded):
         pq[q] = spark_ndcg(case["qrels"].get(q, {}), case["run"].get(q, {}), case["k"], graded)
     return pq, mean(pq.values())
 
-# --- RecBole recbole/evaluator/metrics.py NDCG.metric_info (binary; positives = test items, here grade >= 1)
+# --- RecBole recbole/evaluator/metrics.py NDCG.metric_info (binary; positives = test items, here grade >= 1). A user
+# without a positive: idcg_len 0, so `idcg[row, 0:] = idcg[row, -1]` fills the row with the whole ideal sum, over a DCG
+# of 0: scored 0, and TopkMetric.topk_result (recbole/evaluator/base_metric.py) averages every row, that one too
 def recbole_ndcg(qrels, docs, k):
     pos = {d for d, g in qrels.items() if g >= 1}
     if not pos:
-        raise ValueError("RecBole evaluates only users with test positives")
+        return 0.0
     topk = order(docs)[: (k if k is not None else len(docs))]
     kk = k if k is not None else len(docs)
     dcg = sum(1 / math.log2(i + 2) for i, d in enumerate(topk) if d in pos)
@@ -174,7 +176,7 @@ def plain(fn, need_qrels=True, **kw):
 CITE = {
  "tf_ranking": "tensorflow/ranking@5b1d1338 tensorflow_ranking/python/metrics_impl.py NDCGMetric; utils.py sort_by_scores (ties shuffled: input order used here)",
  "spark_mllib": "apache/spark mllib/src/main/scala/org/apache/spark/mllib/evaluation/RankingMetrics.scala ndcgAt (lab passed in qrels order)",
- "recbole": "RUCAIBox/RecBole@7b02be5e recbole/evaluator/metrics.py NDCG.metric_info (positives = grade >= 1; 4-decimal rounding not applied)",
+ "recbole": "RUCAIBox/RecBole@7b02be5e recbole/evaluator/metrics.py NDCG.metric_info (positives = grade >= 1; a user without one scores 0 and counts; 4-decimal rounding not applied)",
  "elliot": "sisinflab/elliot@fc27efed elliot/evaluation/metrics/accuracy/ndcg/ndcg.py, evaluation/relevance/relevance.py",
  "vespa": "vespa-engine/pyvespa@42b584a5 vespa/evaluation/_base.py VespaEvaluator._compute_metrics/_dcg_at_k (k default 10)",
  "elasticsearch": "elastic/elasticsearch modules/rank-eval/.../DiscountedCumulativeGain.java evaluate/computeDCG (k default 10)",

@@ -1,5 +1,6 @@
 """Sphinx settings for the offline docs build; run it through `python tools/build_docs.py`, which
 prepares the notebooks this configuration expects (executed, processed by nbdev)."""
+import json
 import sys
 from configparser import ConfigParser
 from pathlib import Path
@@ -40,4 +41,25 @@ html_show_sourcelink = False
 html_use_index = False
 html_domain_indices = False
 html_last_updated_fmt = None
-html_theme_options = {"source_repository": cfg["git_url"], "source_branch": cfg["branch"], "source_directory": "nbs/"}
+# Furo's "view" and "edit" buttons: a page is built from a notebook whose name it does not keep (30_core.ipynb gives
+# core.html), so each page's buttons are set from the map tools/build_docs.py writes beside the pages; a page not in
+# it (search) gets none, rather than a link to a notebook that does not exist.
+SOURCE_MAP = "source_notebooks.json"
+
+
+def _source_links(sources: dict):
+    repo, branch = cfg["git_url"].rstrip("/"), cfg["branch"]
+
+    def set_links(app, pagename, templatename, context, doctree):
+        notebook = sources.get(pagename)
+        if notebook:  # Furo formats these with str.format: braces in a path are doubled
+            path = notebook.replace("{", "{{").replace("}", "}}")
+            context["theme_source_view_link"] = f"{repo}/blob/{branch}/{path}"
+            context["theme_source_edit_link"] = f"{repo}/edit/{branch}/{path}"
+    return set_links
+
+
+def setup(app):
+    mapping = Path(app.srcdir) / SOURCE_MAP
+    sources = json.loads(mapping.read_text(encoding="utf-8")) if mapping.is_file() else {}
+    app.connect("html-page-context", _source_links(sources))
