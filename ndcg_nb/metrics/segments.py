@@ -37,13 +37,24 @@ def uniform_length(offsets: np.ndarray) -> int | None:
 # %% ../../nbs/10_segments.ipynb #41be66ef
 def list_ids(offsets: np.ndarray) -> np.ndarray:
     "The list each element belongs to."
-    return np.repeat(np.arange(len(offsets) - 1), lengths_from_offsets(offsets))
+    lengths = lengths_from_offsets(offsets)
+    held = np.flatnonzero(lengths)                   # the lists with elements, each starting a new number
+    ids = np.zeros(int(lengths.sum()), dtype=np.int64)
+    ids[offsets[held[1:]] - offsets[0]] = np.diff(held)
+    if len(held):
+        ids[0] = held[0]
+    return np.cumsum(ids, out=ids)
 
 # %% ../../nbs/10_segments.ipynb #dfb0541d
 def ranks_from_lengths(lengths: np.ndarray) -> np.ndarray:
     "The 0-based position of every grade of a flat batch within its list."
-    starts = np.cumsum(lengths) - lengths
-    return np.arange(int(lengths.sum())) - np.repeat(starts, lengths)
+    held = np.asarray(lengths, dtype=np.int64)
+    held = held[held > 0]
+    ranks = np.ones(int(held.sum()), dtype=np.int64)
+    ranks[np.cumsum(held[:-1])] = 1 - held[:-1]      # each list after the first starts again from 0
+    if len(ranks):
+        ranks[0] = 0
+    return np.cumsum(ranks, out=ranks)
 
 # %% ../../nbs/10_segments.ipynb #46a52329
 def positions_in_lists(offsets: np.ndarray) -> np.ndarray:
