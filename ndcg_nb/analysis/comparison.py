@@ -115,13 +115,13 @@ class RunsEvaluation:
         return plot_differences(self, run, measure, baseline=baseline, ax=ax)
 
 # %% ../../nbs/53_comparison.ipynb #4715295f
-def evaluate_runs(qrels, runs, measures=("ndcg",), *, preset="trec_eval", qrels_duplicates: str = "error",
+def evaluate_runs(qrels, runs, measures=("ndcg",), *, preset=None, qrels_duplicates: str = "error",
                   progress=False, **overrides) -> RunsEvaluation:
     """Evaluate several runs (a dict of name -> run, or a list of runs) against `qrels` under one convention;
     `qrels` may be an `Evaluator`, whose measures and convention then hold."""
     named = _named_runs(runs)
     if isinstance(qrels, Evaluator):
-        if overrides or preset != "trec_eval" or measures != ("ndcg",):
+        if overrides or preset is not None or measures != ("ndcg",):
             raise UsageError("an Evaluator holds its measures and convention: give qrels, or no measures, preset "
                              "or convention fields")
         evaluator = qrels
@@ -261,7 +261,7 @@ def _compare(evaluated: RunsEvaluation, baseline: str | None, how: TestPlan) -> 
 def compare(qrels, runs, measures=("ndcg",), *, baseline: str | None = None, tests=DEFAULT_TESTS, permutations: int = 10_000,
             resamples: int = 10_000, seed: int | None = 0, exact="auto", correction: str | None = "holm",
             family: str = "measure", alpha: float = 0.05, confidence: float = 0.95, bootstrap_method: str = "bca",
-            bootstrap_p_value: str = "interval", preset="trec_eval", **overrides) -> pd.DataFrame:
+            bootstrap_p_value: str = "interval", preset=None, **overrides) -> pd.DataFrame:
     "Paired tests of each run against `baseline` (default: the first) on each measure: one row per run, measure, test."
     how = TestPlan(tests, permutations, resamples, seed, exact, correction, family, alpha, confidence, bootstrap_method,
                    bootstrap_p_value)

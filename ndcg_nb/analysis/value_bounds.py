@@ -70,7 +70,7 @@ def _tie_scenarios(judgments: Judgments, lines: pd.DataFrame, plan: Plan) -> dic
     as_given, scenarios = plan.changed(ties="input"), {"tie_low": [], "tie_high": []}
     groups = {}
     for m in as_given.measures:
-        groups.setdefault((m.measure.gains, m.measure.overrides), []).append(m)
+        groups.setdefault(m.scoring_key, []).append(m)
     for group in groups.values():
         evaluator = Evaluator.of(as_given.only([m.name for m in group]), judgments)
         gains = _gains(lines["grade"].to_numpy(), group[0].policies.gain)
@@ -128,7 +128,7 @@ class Bounds(Evaluation):
 
 BOUND_COLUMNS = ["value", "tie_low", "tie_high", "unjudged_zero", "unjudged_max", "judged_fraction"]
 
-def bounds(qrels, run, measures=("ndcg",), *, preset="trec_eval", max_grade: float | None = None,
+def bounds(qrels, run, measures=("ndcg",), *, preset=None, max_grade: float | None = None,
            qrels_duplicates: str = "error", **overrides) -> Bounds:
     """Beside each value, per query and mean: the lowest and highest NDCG over all orders of tied documents, NDCG
     with the unjudged documents of the top k as non-relevant and as `max_grade` (default: the highest grade in
