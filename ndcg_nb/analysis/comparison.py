@@ -20,7 +20,7 @@ from ..presets import Convention
 from ..engine.runs import as_run, is_records
 from ..metrics.core import summary_html, summary_text
 from ..engine.evaluator import Evaluator
-from ..engine.scoring import convention_line
+from ..engine.scoring import convention_lines
 from .significance import (CORRECTIONS, bootstrap_test, effect_size, paired_t_test, randomization_test,
                                            sign_test, wilcoxon_test)
 
@@ -136,7 +136,7 @@ def _runs_summary(r: RunsEvaluation) -> tuple:
     title = f"RunsEvaluation: {len(r.runs)} runs x {len(r.measures)} measure(s), baseline {r.runs[0]}"
     sizes = sorted({e.per_query["query"].nunique() for e in r.evaluations.values()})
     queries = f"queries per run: {sizes[0]}" + (f" to {sizes[-1]}" if len(sizes) > 1 else "")
-    return title, [queries, convention_line(r.convention)], r.means.reset_index()
+    return title, [queries, *convention_lines(next(iter(r.evaluations.values())))], r.means.reset_index()
 
 RunsEvaluation.__repr__ = lambda self: summary_text(*_runs_summary(self))
 RunsEvaluation._repr_html_ = lambda self: summary_html(*_runs_summary(self))

@@ -29,8 +29,8 @@ from ..presets import SKIPPED_ZERO_IDCG, Convention
 from .plan import Plan, PlannedMeasure, apply_query_rules, query_facts, ranking_key, run_only_scored
 
 # %% auto #0
-__all__ = ['STATUSES', 'json_value', 'Evaluation', 'convention_line', 'scored_by_trec_eval', 'QueryValues', 'query_weight_array',
-           'measure_summary', 'query_weight_table', 'score_run']
+__all__ = ['STATUSES', 'json_value', 'Evaluation', 'convention_line', 'convention_lines', 'scored_by_trec_eval', 'QueryValues',
+           'query_weight_array', 'measure_summary', 'query_weight_table', 'score_run']
 
 # %% ../../nbs/44_scoring.ipynb #49cfaaee
 def json_value(value):
@@ -154,7 +154,7 @@ def convention_line(convention: Convention) -> str:
     return f"preset {convention.preset or '(none)'}: " + (", ".join(changed) if changed else "default fields")
 
 # %% ../../nbs/44_scoring.ipynb #77f2630b
-def _convention_lines(e: Evaluation) -> list[str]:
+def convention_lines(e: Evaluation) -> list[str]:
     "The convention in one line, or, when the measures took several, one line per convention naming its measures."
     groups: list[tuple[Convention, list]] = []
     for name, convention in e.conventions.items():
@@ -168,7 +168,7 @@ def _evaluation_summary(e: Evaluation) -> tuple:
     "Title, lines, table and notes of an `Evaluation`'s summary."
     tag = f" of run {e.run_tag}" if e.run_tag else ""
     title = f"Evaluation{tag}: {len(e.aggregate)} measure(s), {e.per_query['query'].nunique()} queries"
-    return title, _convention_lines(e), e.aggregate, e.notes
+    return title, convention_lines(e), e.aggregate, e.notes
 
 Evaluation.__repr__ = lambda self: summary_text(*_evaluation_summary(self))
 Evaluation._repr_html_ = lambda self: summary_html(*_evaluation_summary(self))
