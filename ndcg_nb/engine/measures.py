@@ -358,8 +358,8 @@ def _from_ir_object(found: tuple, name: str) -> list[Measure]:
                          f"{', '.join(IR_MEASURES_PROVIDED)}; not {measure}")
     return [_ir_provided_measure(measure, params, k, name)]
 
-_READERS = (_ir_ndcg, _ranx_ndcg, _trec_family, _trec_cut, _misspelt_ndcg, _plugin_measure, _trec_provided,
-            _ir_provided, _ranx_provided)
+_READERS = (_ir_ndcg, _ranx_ndcg, _trec_family, _trec_cut, _misspelt_ndcg, _trec_provided, _ir_provided,
+            _ranx_provided, _plugin_measure)
 
 def parse_measure(name) -> list[Measure]:
     "The measures one name stands for, in trec_eval's, ir_measures' or ranx's dialect, or an ir_measures object."
