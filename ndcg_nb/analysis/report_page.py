@@ -152,14 +152,19 @@ def _list_table(lists: RankedLists, i: int, planned: PlannedMeasure) -> pd.DataF
 
 # %% ../../nbs/57_report_page.ipynb #e113d397
 def _planned(evaluator: Evaluator, measure: str | None) -> PlannedMeasure:
-    "The evaluator's measure called `measure` (any of its names), or its first measure for None."
+    """The evaluator's measure called `measure` (any of its names), or its first of the NDCG family for None; a measure
+    another tool computes (`map`) has no ranking of gains to show."""
+    ours = [m for m in evaluator.plan.measures if m.measure.kind != "provided"] or list(evaluator.plan.measures)
     if measure is None:
-        return evaluator.plan.measures[0]
+        return ours[0]
     name = parse_measure(measure)[0].name
     found = [m for m in evaluator.plan.measures if m.name == name]
     if not found:
         raise UsageError(f"measure {measure!r} is not evaluated; evaluated: "
                          f"{', '.join(m.name for m in evaluator.plan.measures)}")
+    if found[0].measure.kind == "provided":
+        raise UsageError(f"measure {measure!r} is computed by ir_measures: rank-by-rank tables are for the NDCG "
+                         "family; choose one of those as the detail measure")
     return found[0]
 
 # %% ../../nbs/57_report_page.ipynb #75b73f31
