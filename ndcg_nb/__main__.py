@@ -126,7 +126,10 @@ def _convention_policy_options(parser: argparse.ArgumentParser):
 # %% ../nbs/71_cli.ipynb #2d6b8e40
 def _convention_options(parser: argparse.ArgumentParser):
     "The options that choose the convention of an evaluation (read back by `_convention_overrides`)."
-    parser.add_argument("--preset", default="trec_eval", help="convention preset (see `ndcg-nb plugins`)")
+    parser.add_argument("--preset", default=None,
+                        help="convention preset for every measure (see `ndcg-nb plugins`); default: each measure the "
+                             "preset of the dialect it is named in: trec_eval for ndcg_cut.10 and map, ir_measures for "
+                             "nDCG@10 and AP, ranx for ndcg@10 and map@100")
     parser.add_argument("-c", dest="complete", action="store_true",
                         help="score qrels queries missing from the run as 0 (trec_eval -c)")
     parser.add_argument("-J", dest="judged_only", action="store_true",
@@ -313,7 +316,7 @@ def _evaluation_text(result, args) -> str:
     return result.to_trec(per_query=args.per_query)
 
 # %% ../nbs/71_cli.ipynb #4a9ec7dc
-_API_ADVICE = re.compile(r" \(or pass ir_measures\.[^)]*\), or set missing_queries='zero'$")   # Python's words
+_API_ADVICE = re.compile(r": name no preset, or set missing_queries='zero'$")   # Python's words
 
 def _print_notes(result, args):
     "The notes an evaluation carries for its reader (an ir_measures user's, say), one line each on standard error, unless --quiet."
@@ -323,7 +326,7 @@ def _print_notes(result, args):
     several = result.evaluations if isinstance(result, RunsEvaluation) else {None: result}
     for run, evaluation in several.items():
         for note in evaluation.notes:
-            note = _API_ADVICE.sub(", or add -c", note)             # the command line's
+            note = _API_ADVICE.sub(": leave out --preset, or add -c", note)             # the command line's
             print(f"ndcg-nb: note: {'' if run is None else f'run {run}: '}{note}", file=sys.stderr)
 
 def _eval(args) -> str:
@@ -362,18 +365,24 @@ def _dask_options(evaluation: argparse.ArgumentParser):
 def _eval_command(commands):
     evaluation = commands.add_parser(
         "eval", help="evaluate a TREC run against qrels (trec_eval's output by default)",
-        description="Evaluate a run against relevance judgments. Measures: ndcg, ndcg_cut.K (or ndcg_cut_K, "
-                    "nDCG@K), ndcg_cut (depths 5..1000), dcg, ideal_dcg, ndcg_rel, Rndcg, any of ndcg, dcg, "
-                    "ideal_dcg, ndcg_rel and Rndcg with trec_eval's gain table (ndcg.LEVEL=GAIN,...), ir_measures' "
-                    "nDCG(...)@K, and FAMILY@K for a measure family a plugin adds (see `ndcg-nb plugins`). Output: "
-                    "trec_eval's three columns.")
+        description="Evaluate a run against relevance judgments. Measures are named in three dialects, and without "
+                    "--preset each takes its dialect's convention: trec_eval's (ndcg, ndcg_cut.K or ndcg_cut_K, "
+                    "ndcg_cut for depths 5..1000, dcg, ideal_dcg, ndcg_rel, Rndcg, each with trec_eval's gain table "
+                    "ndcg.LEVEL=GAIN,...; judged queries missing from the run left out), ir_measures' (nDCG@K, "
+                    "nDCG(...)@K; missing queries count 0) and ranx's (ndcg@K, ndcg_burges@K; grades from 1, missing "
+                    "queries count 0); --preset puts every measure under one convention. The rest of a results table "
+                    "(trec_eval's map, P.K, recall.K, recip_rank, ...; ir_measures' AP, P@K, R@K, RR, ...; ranx's "
+                    "map@K, precision@K, recall@K, mrr) is computed by ir_measures with pytrec_eval (the ir_measures "
+                    "extra). FAMILY@K names a measure family a plugin adds (see `ndcg-nb plugins`). A measure named "
+                    "twice is printed once. Output: trec_eval's three columns.")
     evaluation.add_argument("qrels", type=_path, help="TREC qrels file (qid iter docno rel), plain or gzip; - reads "
                             "standard input")
     evaluation.add_argument("run", nargs="+", type=_path, help="TREC run file(s) (qid Q0 docno rank score tag), plain or gzip; "
                             "- reads standard input (once: the qrels or one run); several runs give one block (or "
                             "column) per run")
-    evaluation.add_argument("-m", "--measure", action="append", help="measure to compute (repeatable; default: "
-                            "ndcg and ndcg_cut)")
+    evaluation.add_argument("-m", "--measure", action="append", help="measure to compute, in trec_eval's, "
+                            "ir_measures' or ranx's names, each under its dialect's convention unless --preset is "
+                            "given (repeatable; default: ndcg and ndcg_cut)")
     evaluation.add_argument("-q", dest="per_query", action="store_true", help="print per-query values too")
     _convention_options(evaluation)
     _qrels_duplicates_option(evaluation)

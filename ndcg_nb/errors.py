@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['NdcgError', 'InputError', 'InputTypeError', 'UsageError', 'NdcgWarning', 'PluginError', 'UnknownPolicyError',
-           'PolicyConflictError', 'PluginWarning']
+           'PolicyConflictError', 'MissingExtraError', 'PluginWarning']
 
 # %% ../nbs/00_errors.ipynb #e4a1b2c3
 class NdcgError(Exception):
@@ -31,6 +31,9 @@ class UnknownPolicyError(UsageError, LookupError):
 
 class PolicyConflictError(PluginError):
     "Two plugins registered the same policy name without `override=True`."
+
+class MissingExtraError(NdcgError, ImportError):
+    "An optional part of ndcg_nb is not installed (Dask, Spark, ir_measures); the message names the extra that installs it."
 
 class PluginWarning(NdcgWarning):
     "A plugin was skipped, or a policy broke an advisory rule; the message names the plugin (and its package)."

@@ -9,11 +9,12 @@ from pathlib import Path
 
 from .analysis.comparison import evaluate_runs, is_run_collection
 from .errors import UsageError
-from .engine.evaluator import Evaluator, measure_notes
+from .engine.evaluator import Evaluator, dialect_notes, measure_notes
 from .engine.file_join import match_files
 from .engine.judgments import Judgments, read_judgments
 from .engine.measures import TREC_CUTOFFS, Measure, parse_measure, parse_measures   # importable from here as in 0.4
 from .engine.plan import Plan, resolve_convention
+from .engine.providers import ProvidedMeasures
 from .engine.runs import as_qrels, as_qrels_and_run, as_run, check_dicts_not_swapped, is_records
 from .engine.scoring import Evaluation
 from .presets import Convention
@@ -55,7 +56,9 @@ def _on_engine(engine: str, qrels, run, measures, *, bounds: bool, **options) ->
     from ndcg_nb.integrations import distributed        # imported only for Dask or Spark frames
     on_engine = distributed.evaluate if engine == "Dask" else distributed.evaluate_spark
     result = on_engine(qrels, run, measures, **options)
-    return result.with_notes(measure_notes(result, measures))
+    plan = Plan.make(measures, options.get("preset"), **{k: v for k, v in options.items()
+                                                        if k not in ("preset", "qrels_duplicates")})
+    return result.with_notes(dialect_notes(plan) + measure_notes(result, measures))
 
 # %% ../nbs/70_evaluation.ipynb #ev1a0004
 def _read_together(qrels, run, duplicates: str) -> tuple[Judgments, object]:
@@ -70,11 +73,12 @@ def _read_together(qrels, run, duplicates: str) -> tuple[Judgments, object]:
     return read_judgments(qrels, duplicates), run
 
 # %% ../nbs/70_evaluation.ipynb #e76a4957
-def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", progress=None, qrels_duplicates: str = "error",
+def evaluate(qrels, run, measures=("ndcg",), *, preset=None, progress=None, qrels_duplicates: str = "error",
              bounds: bool = False, no_common_query: str = "error", query_weights=None, query: str | None = None,
              doc: str | None = None, relevance: str | None = None, score: str | None = None, **overrides):
-    """NDCG of `run` against `qrels` for each measure, under `preset` with `overrides` (any `Convention` field):
-    an `Evaluation`, as `Evaluator(qrels, measures, ...).evaluate(run)` gives it. Several runs (a list, or a dict of
+    """NDCG (and the other measures, by ir_measures) of `run` against `qrels` for each measure, under `preset` (None:
+    each measure under its dialect's: trec_eval's names trec_eval's, ir_measures' ir_measures', ranx's ranx's) with
+    `overrides` (any `Convention` field): an `Evaluation`, as `Evaluator(qrels, measures, ...).evaluate(run)` gives it. Several runs (a list, or a dict of
     name -> run) give a `RunsEvaluation`; `bounds=True` gives a `Bounds`, the evaluation with how far tie orders and
     unjudged documents could move each value. Dask and Spark DataFrames are evaluated where they live
     (`ndcg_nb.integrations.distributed`). A run that shares no query with the qrels is an error, unless
@@ -102,6 +106,7 @@ def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", progress=Non
         return tie_and_unjudged_bounds(qrels, run, measures, preset=preset, qrels_duplicates=qrels_duplicates,
                                        **overrides)
     plan = Plan.make(measures, preset, **overrides)
+    ProvidedMeasures.of(plan)                        # a provider not installed is named before anything is read
     if no_common_query not in ("error", "score"):
         raise UsageError(f"no_common_query must be 'error' or 'score', not {no_common_query!r}")
     judgments, run = _read_together(qrels, run, qrels_duplicates)

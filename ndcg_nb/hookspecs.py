@@ -188,5 +188,6 @@ def register_measures(register):
     (``int`` or ``None``) and returns the ``Convention`` fields that differ from the user's
     convention for that measure, such as ``{"normalization": "minmax"}`` or
     ``{"truncation": "pad:fill=-1"}``. It is called once per evaluation and depth. A name that
-    ndcg_nb itself reads (``ndcg``, ``ndcg_cut``, ``nDCG@K``) cannot be taken.
+    ndcg_nb itself reads (``ndcg``, ``ndcg_cut``, ``nDCG@K``, ``ndcg@K``, and the other measures' names in
+    trec_eval's, ir_measures' and ranx's dialects, such as ``map`` or ``P@K``) cannot be taken.
     """

@@ -50,7 +50,7 @@ def test_condensed_measure_equals_trec_eval_judged_only(site):
     "Dropping unjudged documents inside the truncation gives trec_eval -J's numbers, computed another way."
     common = [str(DATA / "qrels.test"), str(DATA / "results.test"), "--format", "json", "-q", "--quiet"]
     condensed = values(cli(site, "eval", *common, "-m", "ndcg_condensed@10", "-m", "ndcg_condensed"))
-    judged_only = values(cli(site, "eval", *common, "-m", "nDCG@10", "-m", "ndcg", "-J"))
+    judged_only = values(cli(site, "eval", *common, "-m", "ndcg_cut.10", "-m", "ndcg", "-J"))
     assert len(condensed) == len(judged_only) == 6     # three queries, two measures
     for (measure, query), value in condensed.items():
         plain = {"ndcg_condensed@10": "ndcg_cut_10", "ndcg_condensed": "ndcg"}[measure]
@@ -62,7 +62,7 @@ def test_condensed_measure_equals_trec_eval_judged_only(site):
 
 def test_truncation_by_name_through_set(site):
     common = [str(DATA / "qrels.test"), str(DATA / "results.test"), "--format", "json", "-q", "--quiet"]
-    through_set = values(cli(site, "eval", *common, "-m", "nDCG@5", "--set", "truncation=condensed"))
+    through_set = values(cli(site, "eval", *common, "-m", "ndcg_cut.5", "--set", "truncation=condensed"))
     measure = values(cli(site, "eval", *common, "-m", "ndcg_condensed@5"))
     assert {q: v for (_, q), v in through_set.items()} == pytest.approx({q: v for (_, q), v in measure.items()}, abs=1e-15)
 
@@ -71,7 +71,7 @@ def test_page_measure_by_hand(site):
     "ndcg_page@50 = DCG@50 / max(IDCG@50, DCG of 50 documents of grade 1), from the plain evaluation's columns."
     common = [str(DATA / "qrels.test"), str(DATA / "results.test"), "--format", "json", "-q", "--quiet"]
     page = values(cli(site, "eval", *common, "-m", "ndcg_page@50"))
-    plain = evaluate(DATA / "qrels.test", DATA / "results.test", ["nDCG@50"]).per_query
+    plain = evaluate(DATA / "qrels.test", DATA / "results.test", ["ndcg_cut.50"]).per_query
     full_page = log2_discount(np.arange(1, 51)).sum()
     checked = 0
     for row in plain.itertuples():

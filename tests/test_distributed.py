@@ -22,7 +22,7 @@ distributed = pytest.importorskip("distributed")
 
 from ndcg_nb import hookimpl, register_plugin, unregister_plugin
 from ndcg_nb.integrations.distributed import MissingExtraError, evaluate, evaluate_on_dask, evaluate_spark
-from ndcg_nb.errors import InputError
+from ndcg_nb.errors import InputError, UsageError
 from ndcg_nb.evaluation import evaluate as evaluate_in_memory
 from ndcg_nb.plugins import PluginError, load_plugins, policies_of
 from ndcg_nb.engine.plan import resolve_convention
@@ -64,7 +64,7 @@ def assert_same(ours, theirs):
                                   check_dtype=False)
     np.testing.assert_allclose(ours.aggregate["value"].to_numpy(float), theirs.aggregate["value"].to_numpy(float),
                                rtol=0, atol=1e-12)
-    assert ours.convention == theirs.convention
+    assert ours.convention == theirs.convention and ours.conventions == theirs.conventions
 
 
 def same(qrels, run, measures=MEASURES, npartitions=4, blocksize="64 MiB", **options):
@@ -115,6 +115,18 @@ def test_sample_every_preset(client, preset, complete):
 def test_presets_the_partitions_cannot_carry_are_refused(client, preset):
     with pytest.raises(Exception, match="is not supported on Dask or Spark yet"):
         evaluate(SAMPLE_QRELS, SAMPLE_RUN, ["ndcg"], preset=preset)
+
+
+def test_dialects_each_their_convention(client):
+    "Issue 30: with no preset named, trec_eval's, ir_measures' and ranx's names take their own conventions on Dask too."
+    ours, _ = same(SAMPLE_QRELS, SAMPLE_RUN, ["ndcg_cut.10", "nDCG@10", "ndcg@10", "ndcg_burges@5"])
+    assert [c.preset for c in ours.conventions.values()] == ["trec_eval", "ir_measures", "ranx", "ranx_burges"]
+    assert ours.aggregate["n_missing_scored_zero"].tolist() == [0, 1, 1, 1]
+
+
+def test_measures_of_other_tools_refused(client):
+    with pytest.raises(UsageError, match="map, P_10: computed by ir_measures, which runs in memory"):
+        evaluate(SAMPLE_QRELS, SAMPLE_RUN, ["ndcg", "map", "P.10"])
 
 
 def test_trec_eval_complete_flag(client):

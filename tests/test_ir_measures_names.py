@@ -40,21 +40,37 @@ def test_sample_names_give_ir_measures_numbers(name):
 
 
 def test_measure_object_and_plain_name():
+    """Issue 30: the text nDCG@10, the text nDCG()@10 and the object ir_measures.nDCG@10 are one measure, named once,
+    with ir_measures' number when no preset is named; under a preset named, the preset's (trec_eval's, as pytrec_eval
+    computes it, for preset='trec_eval')."""
     ir_measures = _ir_measures()
+    pytrec_eval = pytest.importorskip("pytrec_eval")
     nDCG = ir_measures.nDCG
     assert str(nDCG @ 10) == "nDCG@10"
-    result = evaluate(SAMPLE_QRELS, SAMPLE_RUN, ["nDCG@10", nDCG @ 10])
-    values = dict(zip(result.aggregate["measure"], result.aggregate["value"]))
-    assert round(values["ndcg_cut_10"], 4) == 0.1431            # the text nDCG@10 keeps trec_eval's number
-    assert round(values["nDCG()@10"], 4) == 0.1193              # ir_measures' object gives ir_measures' number
-    assert result.value(nDCG @ 10) == values["nDCG()@10"]
+    result = evaluate(SAMPLE_QRELS, SAMPLE_RUN, ["nDCG@10", nDCG @ 10, "nDCG()@10"])
+    assert result.aggregate["measure"].tolist() == ["nDCG@10"]
+    qrels = list(ir_measures.read_trec_qrels(str(SAMPLE_QRELS)))
+    run = list(ir_measures.read_trec_run(str(SAMPLE_RUN)))
+    expected = ir_measures.calc_aggregate([nDCG @ 10], qrels, run)[nDCG @ 10]
+    assert abs(result.value("nDCG@10") - expected) <= 1e-12 and round(expected, 4) == 0.1193
+    assert result.value(nDCG @ 10) == result.value("nDCG@10")
+    qrels_dict, run_dict = {}, {}
+    for qrel in qrels:
+        qrels_dict.setdefault(qrel.query_id, {})[qrel.doc_id] = int(qrel.relevance)
+    for scored in run:
+        run_dict.setdefault(scored.query_id, {})[scored.doc_id] = float(scored.score)
+    theirs = pytrec_eval.RelevanceEvaluator(qrels_dict, {"ndcg_cut.10"}).evaluate(run_dict)
+    trec_mean = sum(v["ndcg_cut_10"] for v in theirs.values()) / len(theirs)    # trec_eval: the run's judged queries
+    named = evaluate(SAMPLE_QRELS, SAMPLE_RUN, ["nDCG@10"], preset="trec_eval")
+    assert abs(named.value("nDCG@10") - trec_mean) <= 1e-12 and round(trec_mean, 4) == 0.1431
 
 
 def test_measure_object_without_depth_and_refusals():
     ir_measures = _ir_measures()
     assert parse_measure(ir_measures.nDCG)[0].k is None
-    with pytest.raises(Exception, match="not P"):
-        parse_measure(ir_measures.P @ 10)
+    assert parse_measure(ir_measures.P @ 10)[0].name == "P@10"          # ir_measures computes it (issue 30)
+    with pytest.raises(Exception, match="not ERR"):
+        parse_measure(ir_measures.ERR @ 10)
     with pytest.raises(Exception, match="needs a depth"):
         parse_measure(ir_measures.nDCG(dcg="exp-log2"))
 

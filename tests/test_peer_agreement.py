@@ -74,7 +74,7 @@ def test_sklearn_presets_match_ndcg_score(seed, ignore_ties):
     ours = evaluate(qrels, run, ["ndcg"] + [f"nDCG@{k}" for k in DEPTHS], preset=preset)
     checked = 0
     for qid, y_true, y_score in _sklearn_rows(qrels, run):
-        for k, name in [(None, "ndcg")] + [(k, f"ndcg_cut_{k}") for k in DEPTHS]:
+        for k, name in [(None, "ndcg")] + [(k, f"nDCG@{k}") for k in DEPTHS]:
             theirs = sklearn_metrics.ndcg_score(y_true[None], y_score[None], k=k, ignore_ties=ignore_ties)
             assert ours.value(name, qid) == pytest.approx(theirs, abs=1e-12, rel=0), (name, qid)
             checked += 1
@@ -102,14 +102,16 @@ def test_ranx_presets_match_ranx(seed):
     ranx.evaluate(ranx_qrels, ranx_run, names + burges, make_comparable=True)
     ours = evaluate(qrels, run, ["ndcg"] + [f"nDCG@{k}" for k in DEPTHS], preset="ranx")
     ours_burges = evaluate(qrels, run, ["ndcg"] + [f"nDCG@{k}" for k in DEPTHS], preset="ranx_burges")
-    for result, metric_names in ((ours, names), (ours_burges, burges)):
+    by_dialect = evaluate(qrels, run, names[1:] + burges)      # ranx's own names, no preset: ranx's convention
+    for result, metric_names in ((ours, names), (ours_burges, burges), (by_dialect, names[1:] + burges)):
         for metric in metric_names:
-            ours_name = "ndcg" if "@" not in metric else "ndcg_cut_" + metric.split("@")[1]
+            ours_name = metric if result is by_dialect else "ndcg" if "@" not in metric else "nDCG@" + metric.split("@")[1]
             theirs = ranx_run.scores[metric]
             mine = per_query(result, ours_name)
             assert set(mine) == set(qrels)
             for qid in qrels:
                 assert mine[qid] == pytest.approx(theirs.get(qid, 0.0), abs=1e-12, rel=0), (metric, qid)
+    assert {c.preset for c in by_dialect.conventions.values()} == {"ranx", "ranx_burges"}
 
 
 def test_dataframe_and_dict_inputs_agree():

@@ -18,15 +18,16 @@ HOSTILE_RUN = pd.DataFrame({"query": ["<q&1>", "<q&1>", "q2"], "doc": ["a", "b",
 
 
 def test_getitem_is_the_mean():
-    result = evaluate(SAMPLE_QRELS, SAMPLE_RUN, ["ndcg", "nDCG@10"])
-    assert result["nDCG@10"] == result.value("nDCG@10") == result.value("ndcg_cut_10")
+    result = evaluate(SAMPLE_QRELS, SAMPLE_RUN, ["ndcg", "ndcg_cut.10", "nDCG@10"])
+    assert result["ndcg_cut.10"] == result.value("ndcg_cut.10") == result.value("ndcg_cut_10")
+    assert result["nDCG@10"] == result.value("nDCG@10") == result.value("nDCG()@10") != result["ndcg_cut_10"]
     assert result["ndcg"] == result.value("ndcg")
     with pytest.raises(KeyError):
         result["nDCG@7"]
 
 
 def test_evaluation_reprs_are_short():
-    result = evaluate(SAMPLE_QRELS, SAMPLE_RUN, ["ndcg", "nDCG@10"])
+    result = evaluate(SAMPLE_QRELS, SAMPLE_RUN, ["ndcg", "ndcg_cut.10"])
     text = repr(result)
     assert len(text.splitlines()) <= 12 and "0.1431" in text and "ndcg_cut_10" in text
     assert "preset trec_eval" in text and "integer_grades=True" in text and "gain=" not in text
@@ -70,7 +71,7 @@ def test_runs_evaluation():
 
 
 def test_bounds_reprs():
-    b = bounds(SAMPLE_QRELS, SAMPLE_RUN, ["nDCG@10"])
+    b = bounds(SAMPLE_QRELS, SAMPLE_RUN, ["ndcg_cut.10"])
     text = repr(b)
     assert len(text.splitlines()) <= 12 and "tie_low" in text and "preset trec_eval" in text
     assert "<table" in b._repr_html_() and len(b._repr_html_()) < 5000

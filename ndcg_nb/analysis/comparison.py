@@ -20,7 +20,7 @@ from ..presets import Convention
 from ..engine.runs import as_run, is_ranx, is_records
 from ..metrics.core import summary_html, summary_text
 from ..engine.evaluator import Evaluator
-from ..engine.scoring import convention_line
+from ..engine.scoring import convention_lines
 from .significance import (CORRECTIONS, bootstrap_test, effect_size, paired_t_test, randomization_test,
                                            sign_test, wilcoxon_test)
 
@@ -121,13 +121,13 @@ class RunsEvaluation:
         return plot_differences(self, run, measure, baseline=baseline, ax=ax)
 
 # %% ../../nbs/53_comparison.ipynb #4715295f
-def evaluate_runs(qrels, runs, measures=("ndcg",), *, preset="trec_eval", qrels_duplicates: str = "error",
+def evaluate_runs(qrels, runs, measures=("ndcg",), *, preset=None, qrels_duplicates: str = "error",
                   progress=False, **overrides) -> RunsEvaluation:
     """Evaluate several runs (a dict of name -> run, or a list of runs) against `qrels` under one convention;
     `qrels` may be an `Evaluator`, whose measures and convention then hold."""
     named = _named_runs(runs)
     if isinstance(qrels, Evaluator):
-        if overrides or preset != "trec_eval" or measures != ("ndcg",):
+        if overrides or preset is not None or measures != ("ndcg",):
             raise UsageError("an Evaluator holds its measures and convention: give qrels, or no measures, preset "
                              "or convention fields")
         evaluator = qrels
@@ -142,7 +142,7 @@ def _runs_summary(r: RunsEvaluation) -> tuple:
     title = f"RunsEvaluation: {len(r.runs)} runs x {len(r.measures)} measure(s), baseline {r.runs[0]}"
     sizes = sorted({e.per_query["query"].nunique() for e in r.evaluations.values()})
     queries = f"queries per run: {sizes[0]}" + (f" to {sizes[-1]}" if len(sizes) > 1 else "")
-    return title, [queries, convention_line(r.convention)], r.means.reset_index()
+    return title, [queries, *convention_lines(next(iter(r.evaluations.values())))], r.means.reset_index()
 
 RunsEvaluation.__repr__ = lambda self: summary_text(*_runs_summary(self))
 RunsEvaluation._repr_html_ = lambda self: summary_html(*_runs_summary(self))
@@ -267,7 +267,7 @@ def _compare(evaluated: RunsEvaluation, baseline: str | None, how: TestPlan) -> 
 def compare(qrels, runs, measures=("ndcg",), *, baseline: str | None = None, tests=DEFAULT_TESTS, permutations: int = 10_000,
             resamples: int = 10_000, seed: int | None = 0, exact="auto", correction: str | None = "holm",
             family: str = "measure", alpha: float = 0.05, confidence: float = 0.95, bootstrap_method: str = "bca",
-            bootstrap_p_value: str = "interval", preset="trec_eval", **overrides) -> pd.DataFrame:
+            bootstrap_p_value: str = "interval", preset=None, **overrides) -> pd.DataFrame:
     "Paired tests of each run against `baseline` (default: the first) on each measure: one row per run, measure, test."
     how = TestPlan(tests, permutations, resamples, seed, exact, correction, family, alpha, confidence, bootstrap_method,
                    bootstrap_p_value)

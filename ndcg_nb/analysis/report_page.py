@@ -64,7 +64,7 @@ class ReportInputs:
     evaluated: RunsEvaluation
 
 # %% ../../nbs/57_report_page.ipynb #2e04b0b5
-def read_inputs(qrels, runs, measures=DEFAULT_MEASURES, *, preset="trec_eval", qrels_duplicates: str = "error",
+def read_inputs(qrels, runs, measures=DEFAULT_MEASURES, *, preset=None, qrels_duplicates: str = "error",
                 **overrides) -> ReportInputs:
     "Judgments read once, every run scored by one plan (`evaluate_runs`), and each run kept as read."
     evaluator = Evaluator(qrels, measures, preset=preset, qrels_duplicates=qrels_duplicates, **overrides)
@@ -96,11 +96,15 @@ def _bounded(table: pd.DataFrame) -> pd.Series:
 # %% ../../nbs/57_report_page.ipynb #7df157bc
 def _bound_rows(inputs: ReportInputs, queries: list[str]) -> list:
     "Per measure (None for one that is not NDCG) and run, `{query index: [BOUND_COLUMNS values]}` where they matter."
-    plan = inputs.evaluator.plan
-    measures = [m.name for m in plan.measures if m.measure.kind == "ndcg"]
+    plan, qrels = inputs.evaluator.plan, inputs.evaluator.judgments.qrels
+    by_convention = {}                                   # the NDCG measures of each convention (dialects may differ)
+    for m in plan.measures:
+        if m.measure.kind == "ndcg":
+            by_convention.setdefault(id(m.convention), (m.convention.convention, []))[1].append(m.name)
+    measures = [name for _, names in by_convention.values() for name in names]
     where = {q: i for i, q in enumerate(queries)}
-    found = {run: bounds(inputs.evaluator.judgments.qrels, frame, measures, preset=plan.convention.convention).per_query
-             for run, frame in inputs.runs.items()} if measures else {}
+    found = {run: pd.concat([bounds(qrels, frame, names, preset=convention).per_query
+                             for convention, names in by_convention.values()]) for run, frame in inputs.runs.items()}
     rows = []
     for m in (m.name for m in plan.measures):
         if m not in measures:
@@ -148,14 +152,19 @@ def _list_table(lists: RankedLists, i: int, planned: PlannedMeasure) -> pd.DataF
 
 # %% ../../nbs/57_report_page.ipynb #e113d397
 def _planned(evaluator: Evaluator, measure: str | None) -> PlannedMeasure:
-    "The evaluator's measure called `measure` (any of its names), or its first measure for None."
+    """The evaluator's measure called `measure` (any of its names), or its first of the NDCG family for None; a measure
+    another tool computes (`map`) has no ranking of gains to show."""
+    ours = [m for m in evaluator.plan.measures if m.measure.kind != "provided"] or list(evaluator.plan.measures)
     if measure is None:
-        return evaluator.plan.measures[0]
+        return ours[0]
     name = parse_measure(measure)[0].name
     found = [m for m in evaluator.plan.measures if m.name == name]
     if not found:
         raise UsageError(f"measure {measure!r} is not evaluated; evaluated: "
                          f"{', '.join(m.name for m in evaluator.plan.measures)}")
+    if found[0].measure.kind == "provided":
+        raise UsageError(f"measure {measure!r} is computed by ir_measures: rank-by-rank tables are for the NDCG "
+                         "family; choose one of those as the detail measure")
     return found[0]
 
 # %% ../../nbs/57_report_page.ipynb #75b73f31
@@ -740,7 +749,7 @@ def embedded_data(page: str | Path) -> dict:
 # %% ../../nbs/57_report_page.ipynb #64a16e8f
 def report_html(qrels, runs, measures=DEFAULT_MEASURES, *, baseline: str | None = None, title: str | None = None,
                 detail_measure: str | None = None, detail_queries: int | None = 500, detail_ranks: int = 20,
-                with_bounds: bool = True, preset="trec_eval", qrels_duplicates: str = "error", **options) -> str:
+                with_bounds: bool = True, preset=None, qrels_duplicates: str = "error", **options) -> str:
     """One self-contained HTML page comparing `runs` (a dict of name -> run, or a list) query by query against
     `qrels`: means, convention, paired tests, a chart of per-query differences from `baseline`, a sortable query
     table, per-rank tables of `detail_measure` (default: the first) for `detail_queries` queries (None: all) and

@@ -102,7 +102,7 @@ def _save_difference_plots(evaluated: RunsEvaluation, baseline: str | None, path
 
 # %% ../../nbs/56_reports.ipynb #1b412e20
 def compare_report(qrels, runs, measures=("ndcg", "ndcg_cut_10"), *, format: str = "text", marker_test: str = "t",
-                   plot: str | Path | None = None, decimals: int = 4, preset="trec_eval", overrides: dict | None = None,
+                   plot: str | Path | None = None, decimals: int = 4, preset=None, overrides: dict | None = None,
                    qrels_duplicates: str = "error", per_query: bool = False, **options) -> str:
     """The means of each run (`*`: significant against the baseline under `marker_test`) and the table of tests,
     in `format`, then with `per_query` each run's value and difference on each query (see `per_query_report`);
@@ -141,7 +141,7 @@ def per_query_report(tests: pd.DataFrame, queries: pd.DataFrame, format: str = "
 
 # %% ../../nbs/56_reports.ipynb #1721de43
 def bounds_report(qrels, run, measures=("ndcg", "ndcg_cut_10"), *, format: str = "text", per_query: bool = False,
-                  decimals: int = 4, preset="trec_eval", max_grade: float | None = None, **overrides) -> str:
+                  decimals: int = 4, preset=None, max_grade: float | None = None, **overrides) -> str:
     "Each value beside its tie bounds, its unjudged-as-0 and unjudged-as-max values and the judged share, in `format`."
     result = bounds(qrels, run, measures, preset=preset, max_grade=max_grade, **overrides)
     frame = result.per_query.drop(columns=["counted"]) if per_query else result.aggregate

@@ -13,7 +13,7 @@ from ..engine.evaluator import Evaluator
 from ..engine.judgments import Judgments, join_run, rank_order
 from ..engine.plan import Plan, PlannedMeasure
 from ..engine.runs import as_qrels, as_run
-from ..engine.scoring import Evaluation, convention_line
+from ..engine.scoring import Evaluation, convention_lines
 from ..metrics.core import summary_html, summary_text
 from ..plugins import BoundPolicy
 from ..presets import Convention
@@ -70,7 +70,7 @@ def _tie_scenarios(judgments: Judgments, lines: pd.DataFrame, plan: Plan) -> dic
     as_given, scenarios = plan.changed(ties="input"), {"tie_low": [], "tie_high": []}
     groups = {}
     for m in as_given.measures:
-        groups.setdefault((m.measure.gains, m.measure.overrides), []).append(m)
+        groups.setdefault(m.scoring_key, []).append(m)
     for group in groups.values():
         evaluator = Evaluator.of(as_given.only([m.name for m in group]), judgments)
         gains = _gains(lines["grade"].to_numpy(), group[0].policies.gain)
@@ -122,13 +122,14 @@ def _check_bounded(plan: Plan) -> None:
 # %% ../../nbs/54_value_bounds.ipynb #bbdc8721
 class Bounds(Evaluation):
     "An `Evaluation` whose values sit beside the range the tie order and the unjudged documents leave open."
-    def __init__(self, per_query, aggregate, convention: Convention, max_grade: float, run_tag: str = "", notes=()):
-        super().__init__(per_query, aggregate, convention, run_tag, notes)
+    def __init__(self, per_query, aggregate, convention: Convention, max_grade: float, run_tag: str = "", notes=(),
+                 conventions: dict | None = None):
+        super().__init__(per_query, aggregate, convention, run_tag, notes, conventions=conventions)
         self.max_grade = max_grade
 
 BOUND_COLUMNS = ["value", "tie_low", "tie_high", "unjudged_zero", "unjudged_max", "judged_fraction"]
 
-def bounds(qrels, run, measures=("ndcg",), *, preset="trec_eval", max_grade: float | None = None,
+def bounds(qrels, run, measures=("ndcg",), *, preset=None, max_grade: float | None = None,
            qrels_duplicates: str = "error", **overrides) -> Bounds:
     """Beside each value, per query and mean: the lowest and highest NDCG over all orders of tied documents, NDCG
     with the unjudged documents of the top k as non-relevant and as `max_grade` (default: the highest grade in
@@ -143,14 +144,14 @@ def bounds(qrels, run, measures=("ndcg",), *, preset="trec_eval", max_grade: flo
     per_query, aggregate = _with_judged_fraction(*_side_by_side(base, scenarios), lines, plan.measures)
     return Bounds(per_query[["query", "measure"] + BOUND_COLUMNS + ["counted"]],
                   aggregate[["measure"] + BOUND_COLUMNS + ["n_queries"]], plan.convention.convention, max_grade,
-                  run.attrs.get("tag", ""))
+                  run.attrs.get("tag", ""), conventions=plan.measure_conventions)
 
 # %% ../../nbs/54_value_bounds.ipynb #5a6e6263
 def _bounds_summary(b: Bounds) -> tuple:
     "Title, lines and table of a `Bounds`' summary."
     title = f"Bounds: {len(b.aggregate)} measure(s), {b.per_query['query'].nunique()} queries"
     unjudged = f"unjudged documents in the top k as grade 0 and as grade {b.max_grade:g}"
-    return title, [unjudged, convention_line(b.convention)], b.aggregate
+    return title, [unjudged, *convention_lines(b)], b.aggregate
 
 Bounds.__repr__ = lambda self: summary_text(*_bounds_summary(self))
 Bounds._repr_html_ = lambda self: summary_html(*_bounds_summary(self))

@@ -5,47 +5,65 @@
 # %% ../../nbs/45_evaluator.ipynb #1f9e688b
 from __future__ import annotations
 
-import re
-
 from .judgments import Judgments, MatchedRun, match_dict_run, match_run, read_judgments
-from .measures import ir_measures_hint, parse_measure
+from .measures import DIALECT_TOOLS, ir_measures_hint, parse_measure
 from .plan import Plan
+from .providers import ProvidedMeasures
 from .runs import as_qrels, as_run
 from .scoring import Evaluation, query_weight_table, score_run
 from ..errors import UsageError
 
 # %% auto #0
-__all__ = ['Evaluator', 'measure_notes']
+__all__ = ['Evaluator', 'dialect_notes', 'measure_notes']
 
 # %% ../../nbs/45_evaluator.ipynb #5ca15df9
 class Evaluator:
     "The qrels read and checked once and a plan made once, for every run scored against them by `evaluate`."
-    def __init__(self, qrels, measures=("ndcg",), *, preset="trec_eval", qrels_duplicates: str = "error",
+    def __init__(self, qrels, measures=("ndcg",), *, preset=None, qrels_duplicates: str = "error",
                  query_weights=None, **overrides):
-        """Read `qrels` (anything `as_qrels` reads), make the plan of `measures` under `preset` with `overrides`
-        (any `Convention` field), and check `query_weights` (query id -> weight, for a weighted mean)."""
+        """Read `qrels` (anything `as_qrels` reads), make the plan of `measures` under `preset` (None: each measure's
+        dialect's) with `overrides` (any `Convention` field), and check `query_weights` (query id -> weight, for a
+        weighted mean)."""
         plan = Plan.make(measures, preset, **overrides)
-        weights = query_weight_table(query_weights, plan)
-        self._hold(plan, read_judgments(qrels, qrels_duplicates), weights, measures)
+        weights, provided = query_weight_table(query_weights, plan), ProvidedMeasures.of(plan)
+        self._hold(plan, read_judgments(qrels, qrels_duplicates), weights, measures, provided)
 
     @classmethod
     def of(cls, plan: Plan, judgments: Judgments, *, query_weights=None, measures=None) -> "Evaluator":
         "An evaluator of a plan already made and judgments already read (as the front door and the analyses hold them)."
         evaluator = cls.__new__(cls)
-        evaluator._hold(plan, judgments, query_weight_table(query_weights, plan), measures)
+        evaluator._hold(plan, judgments, query_weight_table(query_weights, plan), measures, ProvidedMeasures.of(plan))
         return evaluator
 
-    def _hold(self, plan: Plan, judgments: Judgments, weights: dict | None, measures):
+    def _hold(self, plan: Plan, judgments: Judgments, weights: dict | None, measures, provided):
         self.plan, self.judgments, self.weights = plan, judgments, weights
         self.measures = [m.name for m in plan.measures] if measures is None else measures   # as the user wrote them
+        own = [m.name for m in plan.measures if m.measure.kind != "provided"]
+        self._own = plan if len(own) == len(plan.measures) else plan.only(own)     # the measures ndcg_nb scores
+        self._provided = None if provided is None else provided.evaluator(judgments)
 
 # %% ../../nbs/45_evaluator.ipynb #ce5a3507
-_HINTED = re.compile(r"(?i)\s*ndcg@\S+\s*")   # the names ir_measures_hint may have a note for
+def dialect_notes(plan: Plan) -> list[str]:
+    "With no preset named: the preset whose convention each measure took by its dialect, if one is not trec_eval."
+    took = {}
+    for m in plan.measures:
+        took.setdefault(m.measure.preset, []).append(m.name)
+    if not plan.by_dialect or set(took) == {"trec_eval"}:
+        return []
+    parts = "; ".join(f"{preset} for {', '.join(names)}" for preset, names in took.items())
+    return [f"no preset named, so each measure takes the convention of its dialect: {parts}"]
+
+def _counts_missing(measure) -> bool:
+    "Whether `measure` (as the user wrote it) is named in a dialect whose tool counts judged queries missing 0."
+    try:
+        return DIALECT_TOOLS.get(parse_measure(measure)[0].preset) in ("ir_measures", "ranx")
+    except UsageError:
+        return False
 
 def measure_notes(evaluation: Evaluation, measures) -> list[str]:
-    "The notes for the measures (as the user wrote them) of `evaluation` whose name means something else elsewhere."
-    named = [measures] if isinstance(measures, str) else list(measures) if isinstance(measures, (list, tuple)) else []
-    hinted = [m for m in named if isinstance(m, str) and _HINTED.fullmatch(m)]
+    "The notes for the measures (as the user wrote them) of `evaluation` whose tool counts what was left out."
+    named = list(measures) if isinstance(measures, (list, tuple)) else [measures]
+    hinted = [m for m in named if _counts_missing(m)]
     if not hinted or "n_missing_skipped" not in evaluation.aggregate:
         return []
     notes, aggregate = [], evaluation.aggregate
@@ -58,19 +76,30 @@ def measure_notes(evaluation: Evaluation, measures) -> list[str]:
 
 # %% ../../nbs/45_evaluator.ipynb #4894c34c
 def _evaluate(self, run, *, progress=None, no_common_query: str = "error") -> Evaluation:
-    """NDCG of `run` (anything `as_run` reads) for each measure: an `Evaluation`, with a note for each measure
-    whose name means something else in another tool. A run that shares no query with the qrels is an error, unless
-    `no_common_query='score'`: then every judged query is missing from the run (what one shard of a larger run can be)."""
+    """The measures of `run` (anything `as_run` reads): an `Evaluation`, with notes on the conventions the measures
+    took and on a measure whose tool counts what its convention left out. A run that shares no query with the qrels is
+    an error, unless `no_common_query='score'`: then every judged query is missing from the run (what one shard of a
+    larger run can be)."""
     if no_common_query not in ("error", "score"):
         raise UsageError(f"no_common_query must be 'error' or 'score', not {no_common_query!r}")
     matched = (run if isinstance(run, MatchedRun)                   # matched to these judgments already
                else match_dict_run(run, self.judgments) or match_run(as_run(run), self.judgments))
-    result = score_run(self.plan, self.judgments, matched, progress=progress, no_common_query=no_common_query,
-                       weights=self.weights)
-    notes = measure_notes(result, self.measures)
+    result = None
+    if self._own.measures:
+        result = score_run(self._own, self.judgments, matched, progress=progress, no_common_query=no_common_query,
+                           weights=self.weights)
+    if self._provided is not None:
+        theirs = self._provided.evaluate(matched, no_common_query=no_common_query, weights=self.weights)
+        result = theirs if result is None else result.joined(theirs, [m.name for m in self.plan.measures])
+    notes = dialect_notes(self.plan) + measure_notes(result, self.measures)
     return result.with_notes(notes) if notes else result
 
+def _under(plan: Plan) -> str:
+    "How the evaluator's measures take their convention, in a few words."
+    if plan.by_dialect:
+        return f"under their dialects' presets ({', '.join(dict.fromkeys(m.measure.preset for m in plan.measures))})"
+    return f"under preset {plan.convention.convention.preset or '(none)'}"
+
 Evaluator.evaluate = _evaluate
-Evaluator.__repr__ = lambda self: (f"Evaluator: {len(self.plan.measures)} measure(s) under preset "
-                                   f"{self.plan.convention.convention.preset or '(none)'}, "
+Evaluator.__repr__ = lambda self: (f"Evaluator: {len(self.plan.measures)} measure(s) {_under(self.plan)}, "
                                    f"{len(self.judgments.queries)} judged queries")

@@ -200,6 +200,11 @@ class PlannedMeasure:
     def k(self) -> int | None:
         return self.measure.k
 
+    @property
+    def scoring_key(self) -> tuple:
+        "What the measures scored together at their depths share: one bound convention and one gain table."
+        return id(self.convention), self.measure.gains
+
 # %% ../../nbs/42_plan.ipynb #pl0a0003
 def _gain_table(pairs: tuple) -> BoundPolicy:
     "trec_eval's `ndcg.GRADE=GAIN,...` as a bound gain: each listed grade its gain, every other grade its own value."
@@ -234,10 +239,12 @@ class Plan:
     "Everything an evaluation needs before it reads a run: the conventions bound once and the measures planned."
     convention: BoundConvention
     measures: tuple[PlannedMeasure, ...]
+    by_dialect: bool = False    # no preset named: each measure took its dialect's
 
     @classmethod
-    def make(cls, measures=("ndcg",), preset="trec_eval", **overrides) -> "Plan":
-        "The plan of `measures` (names, or ir_measures objects) under `preset` with `overrides` (any `Convention` field)."
+    def make(cls, measures=("ndcg",), preset=None, **overrides) -> "Plan":
+        """The plan of `measures` (names, or ir_measures objects) under `preset` (None: each measure's dialect's)
+        with `overrides` (any `Convention` field)."""
         key = _request_key(measures, preset, overrides)
         made = _MADE.get(key) if key is not None else None
         if made is not None and made[0] is plugin_state():
@@ -250,13 +257,19 @@ class Plan:
 
     @classmethod
     def _made(cls, measures, preset, overrides: dict) -> "Plan":
-        wanted = parse_measures(measures)
-        convention = bind_convention(preset, **overrides)
-        bound = {(): convention}
+        wanted, by_dialect = parse_measures(measures), preset is None
+        presets, bound = {}, {}
+        def base(m: Measure) -> BoundConvention:        # the preset named, or the measure's dialect's, overridden
+            key = m.preset if by_dialect else None
+            if key not in presets:
+                presets[key] = bind_convention(m.preset if by_dialect else preset, **overrides)
+            return presets[key]
         for m in wanted:
-            if m.overrides not in bound:
-                bound[m.overrides] = bind_convention(convention.convention, **dict(m.overrides))
-        return cls(convention, tuple(_planned(m, bound[m.overrides]) for m in wanted))
+            key = (m.preset if by_dialect else None, m.overrides)
+            if key not in bound:
+                bound[key] = bind_convention(base(m).convention, **dict(m.overrides)) if m.overrides else base(m)
+        planned = tuple(_planned(m, bound[m.preset if by_dialect else None, m.overrides]) for m in wanted)
+        return cls(base(wanted[0]), planned, by_dialect)
 
     def changed(self, **fields) -> "Plan":
         "The plan with `fields` of every convention changed (bound again only for a policy field), measures kept."
@@ -265,11 +278,16 @@ class Plan:
             policies = bound[id(m.convention)].policies
             policies = dataclasses.replace(policies, gain=m.policies.gain) if m.measure.gains else policies
             return PlannedMeasure(m.measure, bound[id(m.convention)], policies)
-        return Plan(bound[id(self.convention)], tuple(map(planned, self.measures)))
+        return Plan(bound[id(self.convention)], tuple(map(planned, self.measures)), self.by_dialect)
 
     def only(self, names) -> "Plan":
         "The plan of the measures called `names` alone."
-        return Plan(self.convention, tuple(m for m in self.measures if m.name in set(names)))
+        return Plan(self.convention, tuple(m for m in self.measures if m.name in set(names)), self.by_dialect)
+
+    @property
+    def measure_conventions(self) -> dict:
+        "The convention of each measure whose convention is not the plan's own, by name."
+        return {m.name: m.convention.convention for m in self.measures if m.convention is not self.convention}
 
     @property
     def conventions(self) -> list[BoundConvention]:

@@ -29,8 +29,8 @@ from ..presets import SKIPPED_ZERO_IDCG, Convention
 from .plan import Plan, PlannedMeasure, apply_query_rules, query_facts, ranking_key, run_only_scored
 
 # %% auto #0
-__all__ = ['STATUSES', 'json_value', 'Evaluation', 'convention_line', 'scored_by_trec_eval', 'QueryValues', 'measure_summary',
-           'query_weight_table', 'score_run']
+__all__ = ['STATUSES', 'json_value', 'Evaluation', 'convention_line', 'convention_lines', 'scored_by_trec_eval', 'QueryValues',
+           'query_weight_array', 'measure_summary', 'query_weight_table', 'score_run']
 
 # %% ../../nbs/44_scoring.ipynb #49cfaaee
 def json_value(value):
@@ -44,12 +44,16 @@ def _records(frame: pd.DataFrame) -> list[dict]:
 
 # %% ../../nbs/44_scoring.ipynb #1e67251f
 class Evaluation:
-    "Per-query and aggregate NDCG values, the convention that made them, what happened to odd queries, and notes."
-    def __init__(self, per_query, aggregate, convention: Convention, run_tag: str = "", notes=(), means=None):
+    "Per-query and aggregate values, the conventions that made them, what happened to odd queries, and notes."
+    def __init__(self, per_query, aggregate, convention: Convention, run_tag: str = "", notes=(), means=None,
+                 conventions: dict | None = None, providers: dict | None = None):
         """`per_query` and `aggregate`: DataFrames, or functions of no argument that make them when first read;
-        `means`: each measure's aggregate value by name, which `value` reads without making the table."""
+        `means`: each measure's aggregate value by name, which `value` reads without making the table;
+        `conventions`: the convention of each measure whose own is not `convention`, by name; `providers`: the tool
+        that computed each measure ndcg_nb did not, by name."""
         self._per_query, self._aggregate, self._means = per_query, aggregate, means
         self.convention, self.run_tag, self.notes = convention, run_tag, tuple(notes)
+        self._conventions, self.providers = dict(conventions or {}), dict(providers or {})
 
     @property
     def per_query(self) -> pd.DataFrame:
@@ -63,10 +67,16 @@ class Evaluation:
             self._aggregate = self._aggregate()
         return self._aggregate
 
+    @property
+    def conventions(self) -> dict:
+        "Each measure's convention, by name."
+        names = list(self._means) if self._means is not None else self.aggregate["measure"].tolist()
+        return {name: self._conventions.get(name, self.convention) for name in names}
+
     def with_notes(self, notes) -> "Evaluation":
         "The same evaluation with `notes` added to its own."
         return Evaluation(self._per_query, self._aggregate, self.convention, self.run_tag, (*self.notes, *notes),
-                          self._means)
+                          self._means, self._conventions, self.providers)
 
 # %% ../../nbs/44_scoring.ipynb #ev0a0001
 def _value(self, measure: str, query: str = "all") -> float:
@@ -97,10 +107,17 @@ def _to_trec(self, per_query: bool = False) -> str:
     return "\n".join(lines)
 
 # %% ../../nbs/44_scoring.ipynb #ev0a0002
+def _convention_json(convention: Convention) -> dict:
+    "A convention's fields as JSON values (tables as lists)."
+    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in convention.as_dict().items()}
+
 def _to_json(self, per_query: bool = False) -> str:
-    "The convention, the aggregate and (with `per_query`) the per-query rows as JSON, floats at full precision."
-    payload = {"convention": {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.convention.as_dict().items()},
-               "aggregate": _records(self.aggregate)}
+    """The convention, each measure's own where it differs, the providers, the aggregate and (with `per_query`) the
+    per-query rows as JSON, floats at full precision."""
+    payload = {"convention": _convention_json(self.convention)}
+    own = {name: _convention_json(c) for name, c in self.conventions.items() if c != self.convention}
+    payload.update({"conventions": own} if own else {}, **({"providers": self.providers} if self.providers else {}))
+    payload["aggregate"] = _records(self.aggregate)
     if per_query:
         payload["per_query"] = _records(self.per_query)
     return json.dumps(payload, indent=2, allow_nan=False)
@@ -112,6 +129,22 @@ def _to_csv(self, per_query: bool = False) -> str:
 
 Evaluation.value, Evaluation.to_trec, Evaluation.to_json, Evaluation.to_csv = _value, _to_trec, _to_json, _to_csv
 
+# %% ../../nbs/44_scoring.ipynb #f336d05e
+def _joined(self, other: Evaluation, order) -> Evaluation:
+    "This evaluation and `other` (of other measures of the same run) as one, the measures in `order`."
+    position = {name: i for i, name in enumerate(order)}
+    def ordered(frames) -> pd.DataFrame:
+        frame = pd.concat(frames, ignore_index=True)
+        return frame.iloc[np.argsort(frame["measure"].map(position).to_numpy(), kind="stable")].reset_index(drop=True)
+    both = {**self._means, **other._means} if self._means is not None and other._means is not None else None
+    conventions = {**self._conventions, **{n: c for n, c in other.conventions.items() if c != self.convention}}
+    return Evaluation(lambda: ordered([self.per_query, other.per_query]), lambda: ordered([self.aggregate, other.aggregate]),
+                      self.convention, self.run_tag or other.run_tag, (*self.notes, *other.notes),
+                      None if both is None else {name: both[name] for name in order}, conventions,
+                      {**self.providers, **other.providers})
+
+Evaluation.joined = _joined
+
 # %% ../../nbs/44_scoring.ipynb #3ba75fd4
 def convention_line(convention: Convention) -> str:
     "The convention in one line: the preset's name and the fields that differ from `Convention()`'s."
@@ -121,11 +154,21 @@ def convention_line(convention: Convention) -> str:
     return f"preset {convention.preset or '(none)'}: " + (", ".join(changed) if changed else "default fields")
 
 # %% ../../nbs/44_scoring.ipynb #77f2630b
+def convention_lines(e: Evaluation) -> list[str]:
+    "The convention in one line, or, when the measures took several, one line per convention naming its measures."
+    groups: list[tuple[Convention, list]] = []
+    for name, convention in e.conventions.items():
+        same = [names for seen, names in groups if seen == convention]
+        same[0].append(name) if same else groups.append((convention, [name]))
+    if len(groups) <= 1:
+        return [convention_line(groups[0][0] if groups else e.convention)]
+    return [f"{', '.join(names)}: {convention_line(convention)}" for convention, names in groups]
+
 def _evaluation_summary(e: Evaluation) -> tuple:
     "Title, lines, table and notes of an `Evaluation`'s summary."
     tag = f" of run {e.run_tag}" if e.run_tag else ""
     title = f"Evaluation{tag}: {len(e.aggregate)} measure(s), {e.per_query['query'].nunique()} queries"
-    return title, [convention_line(e.convention)], e.aggregate, e.notes
+    return title, convention_lines(e), e.aggregate, e.notes
 
 Evaluation.__repr__ = lambda self: summary_text(*_evaluation_summary(self))
 Evaluation._repr_html_ = lambda self: summary_html(*_evaluation_summary(self))
@@ -205,12 +248,11 @@ def scored_by_trec_eval(planned: PlannedMeasure) -> bool:
     return measure.kind in TREC_AVERAGED or bool(measure.gains) and conv.preset == "trec_eval" and _is_trec_eval(conv)
 
 def _depth_groups(plan: Plan) -> dict[tuple, tuple[PlannedMeasure, list]]:
-    "Each (custom gains, convention changes) of the measures the core scores: its first measure and its depths, as asked."
+    "Each (bound convention, custom gains) of the measures the core scores: its first measure and its depths, as asked."
     groups = {}
     for planned in plan.measures:
         if not scored_by_trec_eval(planned):
-            key = (planned.measure.gains, planned.measure.overrides)
-            groups.setdefault(key, (planned, []))[1].append(planned.k)
+            groups.setdefault(planned.scoring_key, (planned, []))[1].append(planned.k)
     return groups
 
 # %% ../../nbs/44_scoring.ipynb #211e6b2e
@@ -292,7 +334,7 @@ def _text_column(codes: np.ndarray, labels) -> pd.api.extensions.ExtensionArray:
     return pd.array(picked.cast(pa.string()), dtype="str")
 
 # %% ../../nbs/44_scoring.ipynb #d31af754
-def _weights_of(name: str, queries: np.ndarray, in_mean: np.ndarray, weights: dict | None) -> np.ndarray | None:
+def query_weight_array(name: str, queries: np.ndarray, in_mean: np.ndarray, weights: dict | None) -> np.ndarray | None:
     "Each query's weight (NaN where none is given); an error naming the first query in the mean without one."
     if weights is None:
         return None
@@ -322,7 +364,7 @@ def measure_summary(planned: PlannedMeasure, s: Scores, in_run: np.ndarray, quer
                         np.r_[q.in_mean, yes], np.r_[q.in_run, yes])
         status, dcg, idcg = np.r_[status, np.full(extra, 3)], np.r_[dcg, np.zeros(extra)], np.r_[idcg, np.zeros(extra)]
         queries = np.r_[queries, np.asarray(unjudged, dtype=object)]
-    row = _summary_row(planned.name, q, conv, _weights_of(planned.name, queries, q.in_mean, weights))
+    row = _summary_row(planned.name, q, conv, query_weight_array(planned.name, queries, q.in_mean, weights))
     if conv.unjudged_queries in ("zero", "one"):
         row[f"n_unjudged_scored_{conv.unjudged_queries}"] = len(unjudged)
     return {"query": queries, "measure": planned.name, "value": q.values, "dcg": dcg, "idcg": idcg, "status": status,
@@ -404,7 +446,7 @@ def score_run(plan: Plan, judgments: Judgments, run, *, progress=None, no_common
     for planned in plan.measures:
         conv = planned.convention.convention
         s = (_trec_score(rankings, planned) if scored_by_trec_eval(planned)
-             else scores[planned.measure.gains, planned.measure.overrides][planned.k])
+             else scores[planned.scoring_key][planned.k])
         joined, batch, _, lines = rankings(conv)
         columns, row = measure_summary(planned, s, joined.in_run, judgments.queries, weights=weights,
                                        unjudged=run_only_scored(run_only, conv)[0],
@@ -414,4 +456,5 @@ def score_run(plan: Plan, judgments: Judgments, run, *, progress=None, no_common
         notes += _table_notes(planned, columns["value"][columns["counted"]])
         bar.step(planned.name)
     return Evaluation(lambda: _per_query_frame(measures, judgments.queries), lambda: pd.DataFrame(summary),
-                      plan.convention.convention, run.tag, notes, means={row["measure"]: row["value"] for row in summary})
+                      plan.convention.convention, run.tag, notes, means={row["measure"]: row["value"] for row in summary},
+                      conventions=plan.measure_conventions)

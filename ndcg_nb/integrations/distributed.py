@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ..errors import InputError, NdcgError, PluginError, UsageError
+from ..errors import InputError, MissingExtraError, NdcgError, PluginError, UsageError
 from ..engine.evaluator import Evaluator
 from ..engine.judgments import Judgments, no_common_query_message
 from ..engine.plan import Plan
@@ -26,13 +26,9 @@ from ..engine.runs import (TrecFormatError, as_qrels, checked_text, id_categorie
                           split_lines)
 
 # %% auto #0
-__all__ = ['SUCCESS_MARKER', 'MissingExtraError', 'PartitionJob', 'PerQueryWriteError', 'evaluate', 'evaluate_on_dask',
-           'evaluate_spark']
+__all__ = ['SUCCESS_MARKER', 'PartitionJob', 'PerQueryWriteError', 'evaluate', 'evaluate_on_dask', 'evaluate_spark']
 
 # %% ../../nbs/61_distributed.ipynb #c041d09a
-class MissingExtraError(NdcgError, ImportError):
-    "An optional engine is not installed; the message names the extra that installs it."
-
 _ENGINES = {"dask": "Dask", "spark": "Spark"}
 
 def _need(module: str, extra: str):
@@ -375,7 +371,8 @@ def _combine(rows: list[pd.DataFrame], summaries: list[pd.DataFrame], plan: Plan
     every = every.assign(unjudged=every["status"] == "missing_from_qrels")
     frames = [every[every["measure"] == measure.name].sort_values(["unjudged", "query"], kind="stable").drop(columns="unjudged")
               for measure in wanted] if per_query else [empty]
-    return Evaluation(pd.concat(frames, ignore_index=True), pd.DataFrame(aggregate), plan.convention.convention, tag)
+    return Evaluation(pd.concat(frames, ignore_index=True), pd.DataFrame(aggregate), plan.convention.convention, tag,
+                      conventions=plan.measure_conventions)
 
 # %% ../../nbs/61_distributed.ipynb #7e5ae081
 def _has_client() -> bool:
@@ -492,8 +489,17 @@ def _check_supported(convention) -> None:
                          "of the run retrieves a judged document, which no partition can tell; evaluate in memory, "
                          "or pass no_hits='score' (the same numbers whenever some query retrieves one)")
 
+def _check_plan(plan: Plan) -> None:
+    "Refuse the measures another tool computes, and every convention's fields the partitioned engines do not carry."
+    provided = [m.name for m in plan.measures if m.measure.kind == "provided"]
+    if provided:
+        raise UsageError(f"{', '.join(provided)}: computed by ir_measures, which runs in memory; the Dask and Spark "
+                         "engines compute the NDCG family: evaluate these measures in memory (without --dask)")
+    for bound in plan.conventions:
+        _check_supported(bound.convention)
+
 # %% ../../nbs/61_distributed.ipynb #2e9ddca4
-def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", qrels_duplicates: str = "error",
+def evaluate(qrels, run, measures=("ndcg",), *, preset=None, qrels_duplicates: str = "error",
              npartitions: int | None = None, per_query: bool = True, write_per_query: str | None = None,
              blocksize="16 MiB", storage_options: dict | None = None, **overrides) -> Evaluation:
     """NDCG of `run` against `qrels` on Dask, equal to `ndcg_nb.evaluation.evaluate`'s. `qrels` and `run`: Dask or
@@ -503,7 +509,7 @@ def evaluate(qrels, run, measures=("ndcg",), *, preset="trec_eval", qrels_duplic
     the client; the result then holds the aggregate only."""
     dd, dask = _need("dask.dataframe", "dask"), _need("dask", "dask")
     plan = Plan.make(measures, preset, **overrides)
-    _check_supported(plan.convention.convention)
+    _check_plan(plan)
     storage_options = storage_options or {}
     tag = _tag_of(run, storage_options)
     write_to = None if write_per_query is None else _new_directory(write_per_query, storage_options)
@@ -557,7 +563,7 @@ def _spark_rows(frame, kind: str):
                         F.monotonically_increasing_id().alias("order"), F.lit(kind == "run").alias("is_run"))
 
 # %% ../../nbs/61_distributed.ipynb #35c3566e
-def evaluate_spark(qrels, run, measures=("ndcg",), *, preset="trec_eval", qrels_duplicates: str = "error",
+def evaluate_spark(qrels, run, measures=("ndcg",), *, preset=None, qrels_duplicates: str = "error",
                    npartitions: int | None = None, per_query: bool = True, **overrides) -> Evaluation:
     """NDCG of `run` against `qrels`, PySpark DataFrames with columns `query`, `doc` and `score` / `relevance`,
     computed by `groupBy(...).applyInPandas` with the in-memory engine; equal to `ndcg_nb.evaluation.evaluate`'s."""
@@ -569,7 +575,7 @@ def evaluate_spark(qrels, run, measures=("ndcg",), *, preset="trec_eval", qrels_
             raise TypeError(f"evaluate_spark takes PySpark DataFrames; the {kind} is a {type(frame).__module__}."
                             f"{type(frame).__name__} (spark.createDataFrame(frame) makes one)")
     plan = Plan.make(measures, preset, **overrides)
-    _check_supported(plan.convention.convention)
+    _check_plan(plan)
     job = PartitionJob.of(plan, qrels_duplicates=qrels_duplicates, places={"spark": True})
     both = _spark_rows(run, "run").unionByName(_spark_rows(qrels, "qrels"))
     buckets = npartitions or int(run.sparkSession.conf.get("spark.sql.shuffle.partitions"))
