@@ -13,7 +13,7 @@ from ndcg_nb.analysis.comparison import SAMPLE_RUN_B, evaluate_runs, per_query_t
 from ndcg_nb.engine.runs import SAMPLE_QRELS, SAMPLE_RUN
 from ndcg_nb.evaluation import evaluate
 
-MEASURES = ["ndcg", "nDCG@10"]
+MEASURES = ["ndcg", "ndcg_cut.10"]
 pytestmark = pytest.mark.filterwarnings("ignore:.*counted for only one of:UserWarning")   # the short run's, expected
 HEAD = "per query: each run's value, and each other run's difference from sample"
 
@@ -66,10 +66,10 @@ def test_a_baseline_of_choice(short_run):
 
 
 def test_text_lines(capsys, short_run):
-    out = run_cli(capsys, "compare", SAMPLE_QRELS, SAMPLE_RUN, SAMPLE_RUN_B, short_run, "-m", "ndcg", "-m", "nDCG@10",
+    out = run_cli(capsys, "compare", SAMPLE_QRELS, SAMPLE_RUN, SAMPLE_RUN_B, short_run, "-m", "ndcg", "-m", "ndcg_cut.10",
                   "--test", "t", "-q")
     without = run_cli(capsys, "compare", SAMPLE_QRELS, SAMPLE_RUN, SAMPLE_RUN_B, short_run, "-m", "ndcg", "-m",
-                      "nDCG@10", "--test", "t")
+                      "ndcg_cut.10", "--test", "t")
     assert out.startswith(without.rstrip("\n") + "\n\n" + HEAD + "\n\n")
     lines = out.split(HEAD + "\n\n")[1].splitlines()
     assert lines[0].split() == ["measure", "query", "sample", "sample_b", "short", "sample_b", "-", "sample", "short",
@@ -83,7 +83,7 @@ def test_text_lines(capsys, short_run):
 
 
 def test_csv_and_json(capsys, short_run):
-    argv = ["compare", SAMPLE_QRELS, SAMPLE_RUN, SAMPLE_RUN_B, short_run, "-m", "ndcg", "-m", "nDCG@10", "-q"]
+    argv = ["compare", SAMPLE_QRELS, SAMPLE_RUN, SAMPLE_RUN_B, short_run, "-m", "ndcg", "-m", "ndcg_cut.10", "-q"]
     expected = _expected(short_run)
     table = pd.read_csv(io.StringIO(run_cli(capsys, *argv, "--format", "csv")), dtype={"query": str})
     pd.testing.assert_frame_equal(table.set_index(["measure", "query"]).sort_index(), expected, check_exact=True)
@@ -95,7 +95,7 @@ def test_csv_and_json(capsys, short_run):
 
 
 def test_markdown_and_latex(capsys):
-    argv = ["compare", SAMPLE_QRELS, SAMPLE_RUN, SAMPLE_RUN_B, "-m", "nDCG@10", "--test", "t", "-q"]
+    argv = ["compare", SAMPLE_QRELS, SAMPLE_RUN, SAMPLE_RUN_B, "-m", "ndcg_cut.10", "--test", "t", "-q"]
     markdown = run_cli(capsys, *argv, "--format", "markdown").split(HEAD + "\n\n")[1].splitlines()
     assert markdown[0] == "| measure | query | sample | sample_b | sample_b - sample |"
     assert markdown[1] == "| :--- | :--- | ---: | ---: | ---: |" and len(markdown) == 2 + 5

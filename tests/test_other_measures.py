@@ -211,7 +211,7 @@ def test_compare_tests_the_other_measures():
 
 def test_conventions_pytrec_eval_cannot_follow_are_refused():
     with pytest.raises(UsageError, match=r"map is computed by ir_measures with pytrec_eval, which cannot take "
-                                         r"ties='average' \(preset sklearn\)"):
+                                         r"unjudged_queries='zero' \(preset sklearn\)"):
         evaluate(SAMPLE_QRELS, SAMPLE_RUN, ["ndcg", "map"], preset="sklearn")
     with pytest.raises(UsageError, match="cannot take unjudged_queries='zero'"):
         evaluate(SAMPLE_QRELS, SAMPLE_RUN, ["P@10"], unjudged_queries="zero")

@@ -159,13 +159,13 @@ def test_per_query_plot_of_one_evaluation():
     from ndcg_nb.engine.runs import SAMPLE_QRELS, SAMPLE_RUN
     from ndcg_nb.evaluation import evaluate
 
-    evaluation = evaluate(SAMPLE_QRELS, SAMPLE_RUN, ["ndcg", "nDCG@10"], missing_queries="zero")
-    ax = plot_per_query(evaluation, "nDCG@10")
+    evaluation = evaluate(SAMPLE_QRELS, SAMPLE_RUN, ["ndcg", "ndcg_cut.10"], missing_queries="zero")
+    ax = plot_per_query(evaluation, "ndcg_cut.10")
     rows = evaluation.per_query[evaluation.per_query.measure == "ndcg_cut_10"]
     heights = [bar.get_height() for bar in ax.patches]
     assert heights == sorted(rows["value"], reverse=True)            # sorted, highest first, every counted query
     (mean,) = [line for line in ax.get_lines() if line.get_linestyle() == "--"]
-    assert mean.get_ydata()[0] == pytest.approx(evaluation.value("nDCG@10"), abs=1e-15)
+    assert mean.get_ydata()[0] == pytest.approx(evaluation.value("ndcg_cut.10"), abs=1e-15)
     assert [t.get_text() for t in ax.get_xticklabels()] == list(rows.sort_values("value", ascending=False,
                                                                                   kind="stable")["query"])
     assert _text_outside(ax.figure, ax) == []

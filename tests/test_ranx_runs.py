@@ -62,7 +62,7 @@ def test_the_front_door_takes_ranx_runs_by_name():
 
 def test_means_are_ranx_own_under_the_ranx_preset():
     "ranx's `evaluate` (and `compare`) on the same objects give the means ndcg_nb's `ranx` preset gives them."
-    table = compare(_qrels(), {"bm25": _run(SAMPLE_RUN), "dense": _run(SAMPLE_RUN_B)}, ["nDCG@10", "nDCG@5"],
+    table = compare(_qrels(), {"bm25": _run(SAMPLE_RUN), "dense": _run(SAMPLE_RUN_B)}, ["ndcg_cut.10", "ndcg_cut.5"],
                     preset="ranx", tests="t")
     for measure, ranx_name in (("ndcg_cut_10", "ndcg@10"), ("ndcg_cut_5", "ndcg@5")):
         row = table[table.measure == measure].iloc[0]
