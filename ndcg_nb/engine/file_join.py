@@ -81,10 +81,6 @@ def judged_places(codes: np.ndarray, n_qrels: int, n_ids: int) -> np.ndarray:
     return np.where(judged, np.cumsum(judged) - 1, -1)
 
 # %% ../../nbs/47_file_join.ipynb #7410ecd5
-def _arrow_index(ids: pa.ChunkedArray) -> pd.Index:
-    "Arrow text as a pandas Index, without copying it into Python strings."
-    return pd.Index(pd.arrays.ArrowStringArray(ids.cast(pa.large_string())))
-
 def _judgments(codes: np.ndarray, ids: pa.Array, qrels: pa.Table, relevance: np.ndarray) -> tuple[Judgments, np.ndarray]:
     "The judgments of the qrels' lines (the first of `codes`), and each query code's place among the judged queries."
     places = judged_places(codes, qrels.num_rows, len(ids))
@@ -109,7 +105,7 @@ def _matched(run: pa.Table, run_codes: np.ndarray, places: np.ndarray, ids: pa.A
     "The run's lines of judged queries, with their query's place among the judged queries and `columns` (score, ...)."
     query, docs, columns = _judged_lines(places[run_codes], run["doc"], **columns)
     in_run = np.bincount(query, minlength=int((places >= 0).sum())) > 0
-    return MatchedRun(query, np.arange(len(query)), _arrow_index(docs), in_run=in_run,
+    return MatchedRun(query, np.arange(len(query)), docs, in_run=in_run,
                       run_queries=_run_queries(run_codes, ids), tag=tag or "", **columns)
 
 # %% ../../nbs/47_file_join.ipynb #f4144659

@@ -200,7 +200,8 @@ class MatchedRun:
     "A run's lines of judged queries, each with the qrels line judging it (-1 if none), before a convention reads them."
     query: np.ndarray          # each line's judged query, as an index into the judgments' queries
     doc: np.ndarray            # each line's document, as a code into `doc_names`
-    doc_names: pd.Index | np.ndarray   # the run's distinct document ids (from dicts: each line's, as objects)
+    doc_names: pd.Index | np.ndarray | list | pa.ChunkedArray   # the run's distinct document ids (from dicts, a list,
+                                                                 # and from two files, Arrow text: each line's)
     score: np.ndarray
     found: np.ndarray | None   # the qrels line judging each line, -1 for an unjudged one (None: matched by `grade`)
     in_run: np.ndarray         # whether each judged query is in the run
@@ -214,7 +215,7 @@ class JoinedRun:
     "The run's lines for judged queries, with query index (into `queries`), score, grade and judged flag."
     query: np.ndarray
     doc: np.ndarray
-    doc_names: pd.Index | np.ndarray
+    doc_names: pd.Index | np.ndarray | list | pa.ChunkedArray
     score: np.ndarray
     grade: np.ndarray
     judged: np.ndarray
@@ -378,6 +379,8 @@ def _line_names(joined: JoinedRun, rows: np.ndarray) -> pa.Array | np.ndarray:
     "The document of each of the lines `rows` as a key in its id's byte order: the run's `doc_order`, or the id as Arrow text."
     if joined.doc_order is not None:
         return joined.doc_order[rows]
+    if isinstance(joined.doc_names, pa.ChunkedArray):  # two files read together: each line's id, as read
+        return joined.doc_names.take(joined.doc[rows])
     if isinstance(joined.doc_names, list):            # a run read from dicts: each line's id
         return pa.array([joined.doc_names[i] for i in joined.doc[rows].tolist()], type=pa.large_string())
     if isinstance(joined.doc_names, np.ndarray):
