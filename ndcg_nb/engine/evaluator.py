@@ -76,7 +76,8 @@ def measure_notes(evaluation: Evaluation, measures) -> list[str]:
 
 # %% ../../nbs/45_evaluator.ipynb #4894c34c
 def _evaluate(self, run, *, progress=None, no_common_query: str = "error") -> Evaluation:
-    """The measures of `run` (anything `as_run` reads): an `Evaluation`, with notes on the conventions the measures
+    """The measures of `run` (anything `as_run` reads, or a `MatchedRun` already matched to these judgments, as
+    `match_files` gives one): an `Evaluation`, with notes on the conventions the measures
     took and on a measure whose tool counts what its convention left out. A run that shares no query with the qrels is
     an error, unless `no_common_query='score'`: then every judged query is missing from the run (what one shard of a
     larger run can be)."""
