@@ -10,7 +10,7 @@ from .measures import DIALECT_TOOLS, ir_measures_hint, parse_measure
 from .plan import Plan
 from .providers import ProvidedMeasures
 from .runs import as_qrels, as_run
-from .scoring import Evaluation, query_weight_table, score_run
+from .scoring import Evaluation, lines_read, query_weight_table, score_run
 from ..errors import UsageError
 
 # %% auto #0
@@ -41,6 +41,7 @@ class Evaluator:
         own = [m.name for m in plan.measures if m.measure.kind != "provided"]
         self._own = plan if len(own) == len(plan.measures) else plan.only(own)     # the measures ndcg_nb scores
         self._provided = None if provided is None else provided.evaluator(judgments)
+        self._depth = lines_read(self._own) if self._provided is None else None       # a provider reads every line
 
 # %% ../../nbs/45_evaluator.ipynb #ce5a3507
 def dialect_notes(plan: Plan) -> list[str]:
@@ -84,7 +85,7 @@ def _evaluate(self, run, *, progress=None, no_common_query: str = "error") -> Ev
     if no_common_query not in ("error", "score"):
         raise UsageError(f"no_common_query must be 'error' or 'score', not {no_common_query!r}")
     matched = (run if isinstance(run, MatchedRun)                   # matched to these judgments already
-               else match_dict_run(run, self.judgments) or match_run(as_run(run), self.judgments))
+               else match_dict_run(run, self.judgments, self._depth) or match_run(as_run(run), self.judgments))
     result = None
     if self._own.measures:
         result = score_run(self._own, self.judgments, matched, progress=progress, no_common_query=no_common_query,

@@ -23,7 +23,7 @@ from ..metrics.core import numpy_argsort_order
 from ..metrics.trec_measures import relevance_levels
 from ..presets import CONVENTION_CHOICES, Convention, negative_grade_refused
 from .plan import RANKING_FIELDS, apply_grade_rules
-from ..metrics.segments import lengths_from_offsets, offsets_from_lengths, sorted_desc, tie_runs, uniform_length
+from ..metrics.segments import lengths_from_offsets, offsets_from_lengths, ranks_from_lengths, sorted_desc, tie_runs, uniform_length
 
 # %% auto #0
 __all__ = ['SMALL_TIES', 'POOL_FIELDS', 'id_codes', 'id_positions', 'judged_queries', 'Judgments', 'read_judgments', 'MatchedRun',
@@ -314,19 +314,39 @@ def join_run(run, judgments: Judgments, convention: Convention) -> JoinedRun:
 # %% ../../nbs/43_judgments.ipynb #md0a0002
 _NOTHING_JUDGED = {}
 
-def _looked_up(run_lines: tuple, grade_of: dict) -> np.ndarray:
-    "Each line's grade in the dict of its query's judged documents, NaN where it has none."
-    queries, inner, docs = run_lines[:3]
-    return np.fromiter(itertools.chain.from_iterable(map(grade_of.get(query, _NOTHING_JUDGED).get, ids, itertools.repeat(np.nan))
-                                                     for query, ids in zip(queries, inner)), dtype=float, count=len(docs))
+def _looked_up(queries: list, lengths: np.ndarray, docs: list, grade_of: dict) -> np.ndarray:
+    "Each line's grade in the dict of its query's judged documents (`lengths[i]` lines to `queries[i]`), NaN where it has none."
+    lines = iter(docs)
+    return np.fromiter(itertools.chain.from_iterable(
+        map(grade_of.get(query, _NOTHING_JUDGED).get, itertools.islice(lines, n), itertools.repeat(np.nan))
+        for query, n in zip(queries, lengths.tolist())), dtype=float, count=len(docs))
 
-def match_dict_run(run: dict, judgments: Judgments) -> MatchedRun | None:
-    "A run given as `{query: {doc: score}}` matched straight from its dicts; None where `as_run` must read it."
+def _top_lines(score: np.ndarray, lengths: np.ndarray, depth: int) -> np.ndarray:
+    """Of lines grouped by query (`lengths` to each), those scoring at least their query's `depth`-th best score: every
+    line a ranking cut at `depth` can keep, whatever its tie rule."""
+    offsets, held = offsets_from_lengths(lengths), lengths > 0
+    if not held.any():
+        return np.ones(len(score), dtype=bool)
+    index, top = sorted_desc((score,), offsets, depth, stable=False)
+    lowest = np.zeros(len(lengths))
+    lowest[held] = np.minimum.reduceat(score[index], top[:-1][held])
+    return score >= np.repeat(lowest, lengths)
+
+def match_dict_run(run: dict, judgments: Judgments, depth: int | None = None) -> MatchedRun | None:
+    """A run given as `{query: {doc: score}}` matched straight from its dicts; None where `as_run` must read it.
+    `depth`: only the lines a ranking cut at `depth` can keep (`_top_lines`), for measures that read no deeper."""
     read = _dict_lines(run) if type(run) is dict else None
     if read is None or not read[2] or not _text_keys(read[2]):
         return None
     queries, _, docs, score, lengths = read
-    grade = _looked_up(read, judgments.grade_of)
+    if depth is not None:
+        with np.errstate(over="ignore"):      # as float32 too (`float32_scores`): rounding keeps the order, so
+            top = _top_lines(score.astype(np.float32).astype(float), lengths, depth)   # these hold either's lines
+        if not top.all():
+            docs, score = list(itertools.compress(docs, top)), score[top]
+            kept = np.r_[0, np.cumsum(top)][offsets_from_lengths(lengths)]
+            lengths = kept[1:] - kept[:-1]
+    grade = _looked_up(queries, lengths, docs, judgments.grade_of)
     index = np.fromiter(map(judgments.query_at.get, queries, itertools.repeat(-1)), dtype=np.int64, count=len(queries))
     query, keep = np.repeat(index, lengths), np.repeat(index >= 0, lengths)
     if not keep.all():
@@ -421,9 +441,19 @@ def _numpy_argsort_order(joined: JoinedRun) -> np.ndarray:
     index, _ = numpy_argsort_order(joined.score[by_query], offsets)
     return by_query[index]
 
+# %% ../../nbs/43_judgments.ipynb #c5aba471
+def _within_depth(query: np.ndarray, score: np.ndarray, depth: int) -> np.ndarray:
+    "Of lines in order of query and decreasing score: each query's first `depth`, and those tied with its `depth`-th."
+    position = ranks_from_lengths(np.bincount(query))
+    last = position == depth - 1
+    edge = np.full(int(query.max(initial=-1)) + 1, np.nan)     # each query's score at `depth` (NaN: shorter query)
+    edge[query[last]] = score[last]
+    return (position < depth) | (score == edge[query])
+
 # %% ../../nbs/43_judgments.ipynb #d96b6715
-def rank_order(joined: JoinedRun, ties: str) -> np.ndarray:
-    "The permutation putting the lines in order of query, decreasing score, then the tie rule."
+def rank_order(joined: JoinedRun, ties: str, depth: int | None = None) -> np.ndarray:
+    """The permutation putting the lines in order of query, decreasing score, then the tie rule; with `depth`, only
+    each query's first `depth` lines of it (not under `"average"` and `"numpy_argsort"`, which rank every line)."""
     if ties not in CONVENTION_CHOICES["ties"]:
         raise UsageError(f"unknown ties rule {ties!r}; choose one of {', '.join(CONVENTION_CHOICES['ties'])}")
     if len(joined.query) == 0:
@@ -431,7 +461,11 @@ def rank_order(joined: JoinedRun, ties: str) -> np.ndarray:
     if ties == "numpy_argsort":
         return _numpy_argsort_order(joined)
     order = _query_score_order(joined.query, joined.score)
-    return order if ties in ("input", "average") else _break_ties(order, joined, ties)
+    if depth is None or ties == "average":
+        return order if ties in ("input", "average") else _break_ties(order, joined, ties)
+    order = order[_within_depth(joined.query[order], joined.score[order], depth)]
+    order = order if ties == "input" else _break_ties(order, joined, ties)
+    return order[ranks_from_lengths(np.bincount(joined.query[order])) < depth]
 
 # %% ../../nbs/43_judgments.ipynb #18040a9d
 def _kept_lines(joined: JoinedRun, order: np.ndarray, convention: Convention) -> np.ndarray | None:
@@ -444,13 +478,16 @@ def _kept_lines(joined: JoinedRun, order: np.ndarray, convention: Convention) ->
         kept = joined.judged[order] if kept is None else kept & joined.judged[order]
     return kept
 
-def ranked_batch(joined: JoinedRun, n_queries: int, convention: Convention) -> tuple[Batch, np.ndarray | None, np.ndarray]:
+def ranked_batch(joined: JoinedRun, n_queries: int, convention: Convention,
+                 depth: int | None = None) -> tuple[Batch, np.ndarray | None, np.ndarray]:
     """The ranked grades of every query as one flat batch, with tie groups for `ties='average'`, and the
-    joined line behind each ranked document."""
-    order = rank_order(joined, convention.ties)
+    joined line behind each ranked document; with `depth`, only each query's first `depth` documents (the whole
+    ranking under `max_docs` and `unjudged='drop'`, which read below it)."""
+    whole = convention.max_docs is not None or convention.unjudged == "drop"
+    order = rank_order(joined, convention.ties, None if whole else depth)
     kept = _kept_lines(joined, order, convention)
     order = order if kept is None else order[kept]
-    lengths = np.bincount(joined.query if kept is None else joined.query[order], minlength=n_queries)
+    lengths = np.bincount(joined.query if kept is None and depth is None else joined.query[order], minlength=n_queries)
     batch = Batch.from_lengths(joined.grade[order], lengths)
     groups = tie_runs(joined.score[order], batch.offsets) if convention.ties == "average" else None
     return batch, groups, order

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ..metrics.core import ListsToScore, Scores, aggregate, ndcg_ratio, score_depths, summary_html, summary_text
+from ..metrics.core import ListsToScore, Scores, aggregate, ndcg_ratio, one_ranking_serves, score_depths, summary_html, summary_text
 from ..errors import InputError, UsageError
 from .judgments import (Judgments, MatchedRun, id_positions, join_run, line_levels, match_run,
                                      no_common_query_message, policy_context, ranked_batch)
@@ -29,8 +29,8 @@ from ..presets import SKIPPED_ZERO_IDCG, Convention
 from .plan import Plan, PlannedMeasure, apply_query_rules, query_facts, ranking_key, run_only_scored
 
 # %% auto #0
-__all__ = ['STATUSES', 'json_value', 'Evaluation', 'convention_line', 'convention_lines', 'scored_by_trec_eval', 'QueryValues',
-           'query_weight_array', 'measure_summary', 'query_weight_table', 'score_run']
+__all__ = ['STATUSES', 'json_value', 'Evaluation', 'convention_line', 'convention_lines', 'scored_by_trec_eval', 'ranking_depths',
+           'lines_read', 'QueryValues', 'query_weight_array', 'measure_summary', 'query_weight_table', 'score_run']
 
 # %% ../../nbs/44_scoring.ipynb #49cfaaee
 def json_value(value):
@@ -217,8 +217,9 @@ class _Progress:
 # %% ../../nbs/44_scoring.ipynb #e3d83850
 class _Rankings:
     "The joined lines and ranked batch of each distinct ranking, made once for the conventions that rank alike."
-    def __init__(self, run: MatchedRun, judgments: Judgments, no_common_query: str):
+    def __init__(self, run: MatchedRun, judgments: Judgments, no_common_query: str, depths: dict | None = None):
         self.run, self.judgments, self.no_common_query, self.made = run, judgments, no_common_query, {}
+        self.depths = depths or {}                      # ranking key -> how deep its measures read (`ranking_depths`)
 
     def __call__(self, conv: Convention) -> tuple:
         "(joined run, batch, tie groups, joined line of each ranked document) under `conv`."
@@ -227,7 +228,7 @@ class _Rankings:
             joined = join_run(self.run, self.judgments, conv)
             if self.no_common_query == "error" and not joined.in_run.any():
                 raise InputError(no_common_query_message(self.run.run_queries, self.judgments.queries))
-            batch, groups, order = ranked_batch(joined, len(self.judgments.queries), conv)
+            batch, groups, order = ranked_batch(joined, len(self.judgments.queries), conv, self.depths.get(key))
             batch.queries = self.judgments.queries          # so that an error names the query, not its row
             self.made[key] = (joined, batch, groups, order)
         return self.made[key]
@@ -290,6 +291,29 @@ def _trec_score(rankings: _Rankings, planned: PlannedMeasure) -> Scores:
         return Scores(values, one, np.zeros(len(one)), one)
     dcg, idcg = table_dcgs(ranked, pool, gains)
     return Scores(dcg, idcg, np.zeros(len(dcg)), idcg)
+
+# %% ../../nbs/44_scoring.ipynb #10f600d8
+def _reads_to(planned: PlannedMeasure) -> int | None:
+    "How deep measure `planned` reads its ranking: its depth if nothing below counts, else None (all of it)."
+    conv = planned.convention.convention
+    cut = planned.k is not None and not scored_by_trec_eval(planned) and one_ranking_serves(planned.policies, False)
+    return planned.k if cut and conv.zero_grade_sum == "score" and conv.no_hits == "score" else None
+
+def ranking_depths(plan: Plan) -> dict:
+    "Each ranking's depth (by `ranking_key`): the deepest rank its measures read, or None where one reads all of it."
+    depths = {}
+    for planned in plan.measures:
+        key, k = ranking_key(planned.convention.convention), _reads_to(planned)
+        depths[key] = None if k is None or depths.get(key, 0) is None else max(k, depths.get(key, 0))
+    return depths
+
+# %% ../../nbs/44_scoring.ipynb #727341cb
+def lines_read(plan: Plan) -> int | None:
+    "How deep, by score in its query, any measure of `plan` reads a run's lines (`ranking_depths`); None: every line."
+    depths = list(ranking_depths(plan).values())
+    moved = any(c.negative == "drop" or c.unjudged == "drop" or c.ties == "numpy_argsort"
+                for c in (m.convention.convention for m in plan.measures))
+    return None if moved or not depths or None in depths else max(depths)
 
 # %% ../../nbs/44_scoring.ipynb #16e701bb
 @dataclass
@@ -437,7 +461,7 @@ def score_run(plan: Plan, judgments: Judgments, run, *, progress=None, no_common
     bar = _Progress(len(plan.measures) + 2, progress)
     bar.step("read")
     run = run if isinstance(run, MatchedRun) else match_run(run, judgments)
-    rankings = _Rankings(run, judgments, no_common_query)
+    rankings = _Rankings(run, judgments, no_common_query, ranking_depths(plan))
     rankings(plan.convention.convention)
     run_only = _run_only_queries(run, judgments)
     bar.step("ranked")

@@ -907,13 +907,13 @@ def _values_only(s: Scores) -> Scores:
 def score_depths(lists: ListsToScore, depths, p: ListPolicies) -> dict:
     """`{k: Scores}` of `lists` under the bound policies `p` for every depth in `depths` (`None`: the whole list),
     without the per-rank arrays. With the cut truncation and the usual normalization every depth is read from one
-    ranking; otherwise each depth is scored on its own. An ideal that keeps negative gains is still cut at each depth."""
+    ranking, cut at the deepest of them; otherwise each depth is scored on its own. An ideal that keeps negative gains is still cut at each depth."""
     depths = list(depths)
     for k in depths:
         check_depth(k)
     if not one_ranking_serves(p, lists.own_pool):
         return {k: _values_only(score_lists(lists, k, p, detail=False)) for k in depths}
-    full, _, _ = _sums(lists, None, p, detail=False)
+    full, _, _ = _sums(lists, None if None in depths else max(depths, default=None), p, detail=False)
     return _depths_from_one_ranking(full, depths)
 
 # %% ../../nbs/30_core.ipynb #75f1887d
