@@ -41,6 +41,8 @@ class Evaluator:
         own = [m.name for m in plan.measures if m.measure.kind != "provided"]
         self._own = plan if len(own) == len(plan.measures) else plan.only(own)     # the measures ndcg_nb scores
         self._provided = None if provided is None else provided.evaluator(judgments)
+        self._hinted = [m for m in (self.measures if isinstance(self.measures, (list, tuple)) else [self.measures])
+                        if _counts_missing(m)]                      # measures whose dialect's tool counts what was left out
         self._depth = lines_read(self._own) if self._provided is None else None       # a provider reads every line
 
 # %% ../../nbs/45_evaluator.ipynb #ce5a3507
@@ -93,7 +95,7 @@ def _evaluate(self, run, *, progress=None, no_common_query: str = "error") -> Ev
     if self._provided is not None:
         theirs = self._provided.evaluate(matched, no_common_query=no_common_query, weights=self.weights)
         result = theirs if result is None else result.joined(theirs, [m.name for m in self.plan.measures])
-    notes = dialect_notes(self.plan) + measure_notes(result, self.measures)
+    notes = dialect_notes(self.plan) + (measure_notes(result, self._hinted) if self._hinted else [])
     return result.with_notes(notes) if notes else result
 
 def _under(plan: Plan) -> str:
