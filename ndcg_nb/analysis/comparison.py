@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
+from ..engine.deferred_imports import is_frame, pandas as pd   # imported when first used
 
 from ..errors import NdcgWarning, UsageError
 from ..engine.measures import parse_measure
@@ -39,7 +39,7 @@ def is_run_collection(runs) -> bool:
         return True
     if isinstance(runs, dict) and runs:
         # a single run may be a dict too, {query: {doc: score}}: its values are dicts of numbers
-        return all(isinstance(v, (str, Path, pd.DataFrame)) or is_ranx(v, "run") or is_records(v) or
+        return all(isinstance(v, (str, Path)) or is_frame(v) or is_ranx(v, "run") or is_records(v) or
                    (isinstance(v, dict) and v and all(isinstance(inner, dict) for inner in v.values()))
                    for v in runs.values())
     return False

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
+from ..engine.deferred_imports import pandas as pd   # imported when first used
 
 from ..metrics.core import score_batch, ndcg_ratio
 from ..metrics.batch import as_batch

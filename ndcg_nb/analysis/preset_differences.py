@@ -9,7 +9,7 @@ import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
+from ..engine.deferred_imports import pandas as pd   # imported when first used
 
 from ..errors import UsageError
 from ..engine.measures import parse_measure

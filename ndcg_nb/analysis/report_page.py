@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
-import pandas as pd
+from ..engine.deferred_imports import pandas as pd   # imported when first used
 
 from .. import __version__
 from ..errors import InputError, NdcgError, UsageError

@@ -10,7 +10,7 @@ import math
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
+from ..engine.deferred_imports import pandas as pd   # imported when first used
 
 from ..errors import UsageError
 from .comparison import RunsEvaluation, evaluate_runs

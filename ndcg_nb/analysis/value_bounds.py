@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
+from ..engine.deferred_imports import pandas as pd   # imported when first used
 
 from ..errors import UsageError
 from ..engine.evaluator import Evaluator

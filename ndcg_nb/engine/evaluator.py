@@ -41,8 +41,7 @@ class Evaluator:
         own = [m.name for m in plan.measures if m.measure.kind != "provided"]
         self._own = plan if len(own) == len(plan.measures) else plan.only(own)     # the measures ndcg_nb scores
         self._provided = None if provided is None else provided.evaluator(judgments)
-        self._hinted = [m for m in (self.measures if isinstance(self.measures, (list, tuple)) else [self.measures])
-                        if _counts_missing(m)]                      # measures whose dialect's tool counts what was left out
+        self._hinted = _may_need_hint(plan, self.measures)
         self._depth = lines_read(self._own) if self._provided is None else None       # a provider reads every line
 
 # %% ../../nbs/45_evaluator.ipynb #ce5a3507
@@ -62,6 +61,13 @@ def _counts_missing(measure) -> bool:
         return DIALECT_TOOLS.get(parse_measure(measure)[0].preset) in ("ir_measures", "ranx")
     except UsageError:
         return False
+
+def _may_need_hint(plan: Plan, measures) -> list:
+    """The measures (as the user wrote them) whose dialect's tool counts judged queries missing from the run, scored
+    under a convention that skips them: only these can need `measure_notes`' hint."""
+    skipping = {m.name for m in plan.measures if m.convention.convention.missing_queries == "skip"}
+    named = list(measures) if isinstance(measures, (list, tuple)) else [measures]
+    return [m for m in named if _counts_missing(m) and parse_measure(m)[0].name in skipping]
 
 def measure_notes(evaluation: Evaluation, measures) -> list[str]:
     "The notes for the measures (as the user wrote them) of `evaluation` whose tool counts what was left out."

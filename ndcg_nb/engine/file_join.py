@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
+from .deferred_imports import pandas as pd   # imported when first used
 import pyarrow as pa
 import pyarrow.compute as pc
 

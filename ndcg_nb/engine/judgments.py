@@ -11,7 +11,7 @@ from functools import cached_property
 from operator import attrgetter
 
 import numpy as np
-import pandas as pd
+from .deferred_imports import pandas as pd   # imported when first used
 import pyarrow as pa
 import pyarrow.compute as pc
 

@@ -9,7 +9,7 @@ import importlib
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
+from .deferred_imports import pandas as pd   # imported when first used
 
 from ..errors import InputError, MissingExtraError, UsageError
 from .judgments import Judgments, MatchedRun, no_common_query_message

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
+from .deferred_imports import pandas as pd   # imported when first used
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv

@@ -11,7 +11,7 @@ from numbers import Real
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
+from ..engine.deferred_imports import pandas as pd   # imported when first used
 
 from ..errors import InputError, InputTypeError, UsageError
 from ..engine.runs import TrecFormatError, as_run, checked_text, id_categories, numeric_column

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
+from ..engine.deferred_imports import pandas as pd   # imported when first used
 import pyarrow as pa
 
 from ..errors import InputError, MissingExtraError, NdcgError, PluginError, UsageError
