@@ -161,10 +161,12 @@ for _name, _made in (("qrels", _qrels_frame), ("grade_of", _grade_of), ("query_a
 Judgments.pool, Judgments.ideals_of = _pool, _ideals
 
 # %% ../../nbs/43_judgments.ipynb #jd1a0002
-def _text_keys(keys) -> bool:
+def _text_keys(keys: list) -> bool:
     "Whether every key is text, a `str` (other ids are read by `as_qrels` and `as_run`, which make text of them)."
-    try:
-        "".join(keys)                     # refuses anything but text, four times faster than looking at each type
+    join = "".join                        # refuses anything but text, faster than looking at each key's type;
+    try:                                  # a slice at a time, so that no huge string is made
+        for start in range(0, len(keys), 8192):
+            join(keys[start:start + 8192])
     except TypeError:
         return False
     return True

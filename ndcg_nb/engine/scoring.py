@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from ..metrics.core import ListsToScore, Scores, aggregate, ndcg_ratio, one_ranking_serves, score_depths, summary_html, summary_text
 from ..errors import InputError, UsageError
-from .judgments import (Judgments, MatchedRun, id_positions, join_run, line_levels, match_run,
+from .judgments import (Judgments, MatchedRun, join_run, line_levels, match_run,
                                      no_common_query_message, policy_context, ranked_batch)
 from .measures import TREC_AVERAGED, parse_measure
 from ..metrics.batch import Batch
@@ -432,12 +432,8 @@ def query_weight_table(query_weights, plan: Plan) -> dict | None:
 
 # %% ../../nbs/44_scoring.ipynb #6fb9c0d5
 def _run_only_queries(run: MatchedRun, judgments: Judgments) -> np.ndarray:
-    "The run's query ids that are not among the judged queries, sorted (looked up in Python for a few, by arrow for many)."
-    if len(run.run_queries) <= 10_000:
-        names = [query for query in run.run_queries.tolist() if query not in judgments.query_at]
-    else:
-        names = pd.Index(run.run_queries)
-        names = names[id_positions(names, pd.Index(judgments.queries)) < 0]
+    "The run's query ids that are not among the judged queries, sorted (each looked up in the judged queries' dict)."
+    names = [query for query in run.run_queries.tolist() if query not in judgments.query_at]
     return np.asarray(sorted(names), dtype=object)
 
 # %% ../../nbs/44_scoring.ipynb #tn0a0004
