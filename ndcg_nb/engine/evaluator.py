@@ -5,9 +5,12 @@
 # %% ../../nbs/45_evaluator.ipynb #1f9e688b
 from __future__ import annotations
 
+import functools
+
 from .judgments import Judgments, MatchedRun, match_dict_run, match_run, read_judgments
 from .measures import DIALECT_TOOLS, ir_measures_hint, parse_measure
 from .plan import Plan
+from ..plugins import plugin_state
 from .providers import ProvidedMeasures
 from .runs import as_qrels, as_run
 from .scoring import Evaluation, lines_read, query_weight_table, score_run
@@ -55,8 +58,18 @@ def dialect_notes(plan: Plan) -> list[str]:
     parts = "; ".join(f"{preset} for {', '.join(names)}" for preset, names in took.items())
     return [f"no preset named, so each measure takes the convention of its dialect: {parts}"]
 
+@functools.lru_cache(maxsize=256)
+def _named_counts_missing(name: str, plugins: object) -> bool:
+    "`_counts_missing` of a measure's name under the installed `plugins` (`plugin_state`), kept: `evaluate` makes an evaluator per call."
+    try:
+        return DIALECT_TOOLS.get(parse_measure(name)[0].preset) in ("ir_measures", "ranx")
+    except UsageError:
+        return False
+
 def _counts_missing(measure) -> bool:
     "Whether `measure` (as the user wrote it) is named in a dialect whose tool counts judged queries missing 0."
+    if isinstance(measure, str):
+        return _named_counts_missing(measure, plugin_state())
     try:
         return DIALECT_TOOLS.get(parse_measure(measure)[0].preset) in ("ir_measures", "ranx")
     except UsageError:

@@ -775,11 +775,14 @@ def _first_values(data) -> list:
 
 def check_dicts_not_swapped(qrels, run) -> None:
     "An `InputError` for nested dicts whose first query has non-whole grades while the run's has only whole scores."
-    grades, scores = _first_values(qrels), _first_values(run)
-    whole = [isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in scores]
+    grades = _first_values(qrels)
     fraction = next((g for g in grades if isinstance(g, (float, np.floating)) and g != int(g)), None) \
         if grades and all(isinstance(g, (float, np.floating)) and np.isfinite(g) for g in grades) else None
-    if fraction is not None and whole and all(whole):
+    if fraction is None:                  # whole grades: nothing looks swapped, whatever the scores
+        return
+    scores = _first_values(run)
+    whole = [isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in scores]
+    if whole and all(whole):
         raise InputError(f"the qrels dict holds non-whole numbers ({fraction!r}) and the run dict only whole ones "
                          f"({scores[0]!r}): did you swap qrels and run? (if not, give the run's scores as floats)")
 

@@ -390,13 +390,22 @@ def _fill_ideal(pool: Batch, pool_gains, source, grades, gains, offsets, keep_ne
     return source, grades, gains
 
 # %% ../../nbs/30_core.ipynb #a273f8d6
+_BUILT_IN_WEIGHTS = {}    # (discount, params, depth, k) -> the checked weights of a built-in discount, read-only
+
 def discount_weights(discount: BoundPolicy, depth: int, k=None) -> np.ndarray:
-    "Step 5: the discount of ranks 1..depth."
-    ranks = np.arange(1, depth + 1)
+    "Step 5: the discount of ranks 1..depth (a built-in discount's kept once computed: it depends on nothing else)."
     if not depth:
         return np.zeros(0)
-    weights = check_values(discount, discount(ranks, context={"k": k}), ranks.shape, f"ranks 1..{depth}")
-    return check_output(discount, weights, ranks)
+    key = (discount.policy.function, repr(discount.params), depth, k)
+    if discount.policy.plugin in NDCG_NB_PLUGINS and key in _BUILT_IN_WEIGHTS:
+        return _BUILT_IN_WEIGHTS[key]
+    ranks = np.arange(1, depth + 1)
+    weights = check_output(discount, check_values(discount, discount(ranks, context={"k": k}), ranks.shape,
+                                                  f"ranks 1..{depth}"), ranks)
+    if discount.policy.plugin in NDCG_NB_PLUGINS:
+        _BUILT_IN_WEIGHTS.clear() if len(_BUILT_IN_WEIGHTS) >= 256 else None
+        _BUILT_IN_WEIGHTS[key] = _read_only((weights,))[0]
+    return weights
 
 # %% ../../nbs/30_core.ipynb #f8cf32dd
 def _list_weights(discount: BoundPolicy, offsets: list, k=None) -> list[np.ndarray]:
@@ -883,16 +892,19 @@ def one_ranking_serves(p: ListPolicies, own_pool: bool) -> bool:
             and not p.gain.context and not p.discount.context and not p.normalization.params)
 
 # %% ../../nbs/30_core.ipynb #39c46143
-def _depths_from_one_ranking(full: Scores, depths) -> dict:
-    "`{k: Scores}` read from the sums of the whole lists (`k=None`), for the usual normalization."
+def _depths_from_one_ranking(full: Scores, depths, cut=None) -> dict:
+    """`{k: Scores}` read from the sums of the whole lists (`k=None`), or of the lists cut at `cut`, for the usual
+    normalization; the depth of the sums themselves is read as they are."""
+    zeros, out = np.zeros(len(full.dcg)), {}
+    for k in [k for k in depths if k is None or k == cut]:
+        out[k] = Scores(full.dcg, full.idcg, zeros, full.idcg)
+    if len(out) == len(set(depths)):
+        return out
     positions, ideal_positions = positions_in_lists(full.offsets), positions_in_lists(full.ideal_offsets)
     discounted = full.gains * full.weights[positions] if len(full.gains) else full.gains
     ideal_discounted = full.ideal_gains * full.weights[ideal_positions] if len(full.ideal_gains) else full.ideal_gains
-    zeros = np.zeros(len(full.dcg))
-    out = {}
     for k in depths:
-        if k is None:
-            out[k] = Scores(full.dcg, full.idcg, zeros, full.idcg)
+        if k is None or k == cut:
             continue
         idcg = segment_sum(np.where(ideal_positions < k, ideal_discounted, 0.0), full.ideal_offsets)
         out[k] = Scores(segment_sum(np.where(positions < k, discounted, 0.0), full.offsets), idcg, zeros, idcg)
@@ -913,8 +925,9 @@ def score_depths(lists: ListsToScore, depths, p: ListPolicies) -> dict:
         check_depth(k)
     if not one_ranking_serves(p, lists.own_pool):
         return {k: _values_only(score_lists(lists, k, p, detail=False)) for k in depths}
-    full, _, _ = _sums(lists, None if None in depths else max(depths, default=None), p, detail=False)
-    return _depths_from_one_ranking(full, depths)
+    cut = None if None in depths else max(depths, default=None)
+    full, _, _ = _sums(lists, cut, p, detail=False)
+    return _depths_from_one_ranking(full, depths, cut)
 
 # %% ../../nbs/30_core.ipynb #75f1887d
 @dataclass
