@@ -25,6 +25,9 @@ class DeferredModule:
     def __repr__(self) -> str:
         return f"<deferred module {self._deferred_name!r}>"
 
+    def __reduce__(self):                           # pickled as its name: a Dask or Spark worker imports it there
+        return DeferredModule, (self._deferred_name,)
+
 # %% ../../nbs/48_deferred_imports.ipynb #dc5f5f40
 pandas = DeferredModule("pandas")
 
