@@ -58,22 +58,18 @@ def dialect_notes(plan: Plan) -> list[str]:
     parts = "; ".join(f"{preset} for {', '.join(names)}" for preset, names in took.items())
     return [f"no preset named, so each measure takes the convention of its dialect: {parts}"]
 
-@functools.lru_cache(maxsize=256)
-def _named_counts_missing(name: str, plugins: object) -> bool:
-    "`_counts_missing` of a measure's name under the installed `plugins` (`plugin_state`), kept: `evaluate` makes an evaluator per call."
-    try:
-        return DIALECT_TOOLS.get(parse_measure(name)[0].preset) in ("ir_measures", "ranx")
-    except UsageError:
-        return False
-
-def _counts_missing(measure) -> bool:
+def _dialect_counts_missing(measure) -> bool:
     "Whether `measure` (as the user wrote it) is named in a dialect whose tool counts judged queries missing 0."
-    if isinstance(measure, str):
-        return _named_counts_missing(measure, plugin_state())
     try:
         return DIALECT_TOOLS.get(parse_measure(measure)[0].preset) in ("ir_measures", "ranx")
     except UsageError:
         return False
+
+_named_counts_missing = functools.lru_cache(maxsize=256)(lambda name, plugins: _dialect_counts_missing(name))
+
+def _counts_missing(measure) -> bool:
+    "`_dialect_counts_missing`, kept for a name under the installed plugins (`plugin_state`): `evaluate` makes an evaluator per call."
+    return _named_counts_missing(measure, plugin_state()) if isinstance(measure, str) else _dialect_counts_missing(measure)
 
 def _may_need_hint(plan: Plan, measures) -> list:
     """The measures (as the user wrote them) whose dialect's tool counts judged queries missing from the run, scored

@@ -100,6 +100,7 @@ class Judgments:
     given: dict | None = field(default=None, repr=False)   # judgments given as dicts: each judged query's, copied
     pools: dict = field(default_factory=dict, repr=False)   # what the pool depends on -> the pool
     ideals: dict = field(default_factory=dict, repr=False)  # the same -> the ideal rankings made from that pool
+    no_negative: set = field(default_factory=set, repr=False)   # grade rules under which no judgment reads negative
 
     @classmethod
     def of(cls, qrels: pd.DataFrame) -> "Judgments":
@@ -194,7 +195,7 @@ def read_judgments(qrels, duplicates: str = "error") -> Judgments:
         return Judgments.of(as_qrels(qrels, duplicates=duplicates))
     queries, inner, docs, relevance, lengths = read
     judged = np.asarray([query for query, n in zip(queries, lengths) if n], dtype=object)
-    given = {query: dict(judged) for query, judged in zip(queries, inner) if judged}   # copies: the caller's may change
+    given = {query: dict(docs_of) for query, docs_of in zip(queries, inner) if docs_of}   # copies: the caller's may change
     order = np.argsort(judged, kind="stable")       # str order, which is UTF-8's byte order, as `judged_queries` sorts
     position = np.empty(len(judged), dtype=np.int64)
     position[order] = np.arange(len(judged))
@@ -296,13 +297,18 @@ def refuse_negative_judgments(judgments: Judgments, convention: Convention) -> N
     whose grade, as the convention reads it, is negative, retrieved or not (it would enter the ideal)."""
     if convention.negative != "raise":
         return
+    rules = tuple(getattr(convention, name, None) for name in ("judged_grade", "integer_grades", "relevance_map", "min_grade"))
+    if rules in judgments.no_negative:                 # checked for an earlier run already
+        return
     grades, _ = apply_grade_rules(judgments.relevance, convention.replace(negative="keep"))
     bad = np.flatnonzero(grades < 0)
-    if len(bad):
-        line = bad[0]
-        query, doc = judgments.queries[judgments.qrels_query[line]], _as_names(judgments.doc_names)[judgments.doc[line]]
-        raise InputError(negative_grade_refused(judgments.relevance[line], convention.preset,
-                                                f"query {str(query)!r}, document {str(doc)!r}: "))
+    if not len(bad):
+        judgments.no_negative.add(rules)
+        return
+    line = bad[0]
+    query, doc = judgments.queries[judgments.qrels_query[line]], _as_names(judgments.doc_names)[judgments.doc[line]]
+    raise InputError(negative_grade_refused(judgments.relevance[line], convention.preset,
+                                            f"query {str(query)!r}, document {str(doc)!r}: "))
 
 def join_run(run, judgments: Judgments, convention: Convention) -> JoinedRun:
     "The run's lines (a `MatchedRun`, or a run as `as_run` reads it) with their grades, read by the convention's grade rules."

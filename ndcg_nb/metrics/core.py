@@ -403,7 +403,8 @@ def discount_weights(discount: BoundPolicy, depth: int, k=None) -> np.ndarray:
     weights = check_output(discount, check_values(discount, discount(ranks, context={"k": k}), ranks.shape,
                                                   f"ranks 1..{depth}"), ranks)
     if discount.policy.plugin in NDCG_NB_PLUGINS:
-        _BUILT_IN_WEIGHTS.clear() if len(_BUILT_IN_WEIGHTS) >= 256 else None
+        if len(_BUILT_IN_WEIGHTS) >= 256:
+            _BUILT_IN_WEIGHTS.clear()
         _BUILT_IN_WEIGHTS[key] = _read_only((weights,))[0]
     return weights
 
