@@ -484,6 +484,8 @@ def rank_order(joined: JoinedRun, ties: str, depth: int | None = None) -> np.nda
     if ties == "numpy_argsort":
         return _numpy_argsort_order(joined)
     order = _query_score_order(joined.query, joined.score)
+    if depth is not None and np.bincount(joined.query).max() <= depth:
+        depth = None                                   # no query is longer: nothing to cut
     if depth is None or ties == "average":
         return order if ties in ("input", "average") else _break_ties(order, joined, ties)
     order = order[_within_depth(joined.query[order], joined.score[order], depth)]
