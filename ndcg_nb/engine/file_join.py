@@ -6,10 +6,10 @@
 from __future__ import annotations
 
 import numpy as np
-from .deferred_imports import pandas as pd   # imported when first used
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .arrow_numpy import as_arrow, as_numpy
 from .judgments import Judgments, MatchedRun
 from .runs import MEMORY_POOL, give_back_freed_memory, split_file
 
@@ -21,10 +21,10 @@ def finite_values(column: pa.ChunkedArray) -> np.ndarray | None:
     "A column of grades or scores as finite floats, or None if one is not a finite number (the general reader names it)."
     try:
         if pa.types.is_dictionary(column.type):
-            parts = [chunk.dictionary.cast(pa.float64()).to_numpy()[chunk.indices.to_numpy()] for chunk in column.chunks]
+            parts = [as_numpy(chunk.dictionary.cast(pa.float64()))[as_numpy(chunk.indices)] for chunk in column.chunks]
             values = np.concatenate(parts) if parts else np.zeros(0)
         else:
-            values = column.cast(pa.float64()).to_numpy()
+            values = as_numpy(column.cast(pa.float64()))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
     return values if np.isfinite(values).all() else None
@@ -35,11 +35,12 @@ def query_codes(qrels_query: pa.ChunkedArray, run_query: pa.ChunkedArray) -> tup
     both = pa.chunked_array(qrels_query.chunks + run_query.chunks, type=qrels_query.type)
     encoded = pc.dictionary_encode(both, memory_pool=MEMORY_POOL)
     ids = encoded.chunk(0).dictionary
-    order = pc.array_sort_indices(ids).to_numpy()
+    order = as_numpy(pc.array_sort_indices(ids))
     place = np.empty(len(ids), dtype=np.int64)
     place[order] = np.arange(len(ids))
-    codes = np.concatenate([chunk.indices.to_numpy() for chunk in encoded.chunks])
-    return place[codes], ids.take(order)
+    codes = np.concatenate([as_numpy(chunk.indices) for chunk in encoded.chunks])
+    return place[codes], ids.take(as_arrow(order))
+
 
 # %% ../../nbs/47_file_join.ipynb #4c946395
 def sorted_pairs(codes: np.ndarray, qrels_doc: pa.ChunkedArray, run_doc: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
@@ -47,12 +48,12 @@ def sorted_pairs(codes: np.ndarray, qrels_doc: pa.ChunkedArray, run_doc: pa.Chun
     line has the query and document of the sorted line after it."""
     docs = pa.chunked_array(qrels_doc.chunks + run_doc.chunks, type=qrels_doc.type)
     in_run = np.repeat(np.array([0, 1], dtype=np.int8), [len(qrels_doc), len(run_doc)])
-    table = pa.table({"query": codes, "doc": docs, "file": in_run})
+    table = pa.table({"query": as_arrow(codes), "doc": docs, "file": as_arrow(in_run)})
     keys = [("query", "ascending"), ("doc", "ascending"), ("file", "ascending")]
-    order = pc.sort_indices(table, sort_keys=keys, memory_pool=MEMORY_POOL).to_numpy()
-    sorted_codes, sorted_docs = codes[order], pc.take(docs, order, memory_pool=MEMORY_POOL)
+    order = as_numpy(pc.sort_indices(table, sort_keys=keys, memory_pool=MEMORY_POOL))
+    sorted_codes, sorted_docs = codes[order], pc.take(docs, as_arrow(order), memory_pool=MEMORY_POOL)
     same = sorted_codes[1:] == sorted_codes[:-1]
-    same &= pc.equal(sorted_docs[1:], sorted_docs[:-1], memory_pool=MEMORY_POOL).to_numpy(zero_copy_only=False)
+    same &= as_numpy(pc.equal(sorted_docs[1:], sorted_docs[:-1], memory_pool=MEMORY_POOL))
     return order, same
 
 # %% ../../nbs/47_file_join.ipynb #87479f4e
@@ -84,7 +85,7 @@ def judged_places(codes: np.ndarray, n_qrels: int, n_ids: int) -> np.ndarray:
 def _judgments(codes: np.ndarray, ids: pa.Array, qrels: pa.Table, relevance: np.ndarray) -> tuple[Judgments, np.ndarray]:
     "The judgments of the qrels' lines (the first of `codes`), and each query code's place among the judged queries."
     places = judged_places(codes, qrels.num_rows, len(ids))
-    queries = np.asarray(ids.filter(pa.array(places >= 0)).to_pylist(), dtype=object)
+    queries = np.asarray(ids.filter(as_arrow(places >= 0)).to_pylist(), dtype=object)
     return Judgments(queries, places[codes[:qrels.num_rows]], relevance, doc_ids=qrels["doc"]), places
 
 # %% ../../nbs/47_file_join.ipynb #c376b600
@@ -93,12 +94,12 @@ def _judged_lines(query: np.ndarray, docs: pa.ChunkedArray, **columns) -> tuple[
     keep = query >= 0
     if keep.all():
         return query, docs, columns
-    return query[keep], docs.filter(pa.array(keep)), {name: values[keep] for name, values in columns.items()}
+    return query[keep], docs.filter(as_arrow(keep)), {name: values[keep] for name, values in columns.items()}
 
 def _run_queries(run_codes: np.ndarray, ids: pa.Array) -> np.ndarray:
     "The run's distinct query ids, as text."
     used = np.flatnonzero(np.bincount(run_codes, minlength=len(ids)))
-    return np.asarray(ids.take(pa.array(used)).to_pylist(), dtype=object)
+    return np.asarray(ids.take(as_arrow(used)).to_pylist(), dtype=object)
 
 def _matched(run: pa.Table, run_codes: np.ndarray, places: np.ndarray, ids: pa.Array, tag: str | None,
              **columns) -> MatchedRun:

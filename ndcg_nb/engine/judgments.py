@@ -15,7 +15,9 @@ from .deferred_imports import pandas as pd   # imported when first used
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .arrow_numpy import as_arrow, as_numpy
 from ..metrics.batch import Batch, all_finite
+
 from ..plugins import BoundPolicy
 from ..errors import InputError, UsageError
 from .runs import as_qrels, check_duplicates_rule
@@ -407,8 +409,8 @@ def _query_score_order(query: np.ndarray, score: np.ndarray) -> np.ndarray:
     offsets = _query_blocks(query)
     within = None if offsets is None else _sorted_within(score, offsets)
     if within is None:
-        table = pa.table({"query": query, "score": score})
-        return pc.sort_indices(table, sort_keys=[("query", "ascending"), ("score", "descending")]).to_numpy().astype(np.int64)
+        table = pa.table({"query": as_arrow(query), "score": as_arrow(score)})
+        return as_numpy(pc.sort_indices(table, sort_keys=[("query", "ascending"), ("score", "descending")])).astype(np.int64)
     return within[_blocks_in_query_order(query, offsets)]
 
 # %% ../../nbs/43_judgments.ipynb #4da97b17
@@ -421,7 +423,7 @@ def _line_names(joined: JoinedRun, rows: np.ndarray) -> pa.Array | np.ndarray | 
     if joined.doc_order is not None:
         return joined.doc_order[rows]
     if isinstance(joined.doc_names, pa.ChunkedArray):  # two files read together: each line's id, as read
-        return joined.doc_names.take(joined.doc[rows])
+        return joined.doc_names.take(as_arrow(joined.doc[rows]))
     if isinstance(joined.doc_names, list):            # a run read from dicts: each line's id, sorted by Python
         return [joined.doc_names[i] for i in joined.doc[rows].tolist()]
     if isinstance(joined.doc_names, np.ndarray):
@@ -434,8 +436,9 @@ def _tie_order(run: np.ndarray, keys, direction: str) -> np.ndarray:
     """The stable order of tied lines by their run of ties, then by `keys` (Arrow text, numbers, or a list of `str`,
     which Python sorts as they are) in `direction`."""
     if len(run) > SMALL_TIES and not isinstance(keys, list):
-        table = pa.table({"run": run, "key": keys})
-        return pc.sort_indices(table, sort_keys=[("run", "ascending"), ("key", direction)]).to_numpy()
+        table = pa.table({"run": as_arrow(run), "key": as_arrow(keys)})
+        return as_numpy(pc.sort_indices(table, sort_keys=[("run", "ascending"), ("key", direction)]))
+
     if not isinstance(keys, list):                    # str order is UTF-8's byte order
         keys = keys.to_pylist() if isinstance(keys, (pa.Array, pa.ChunkedArray)) else keys.tolist()
     order = sorted(range(len(run)), key=keys.__getitem__, reverse=direction == "descending")   # stable, reversed too

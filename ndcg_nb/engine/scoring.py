@@ -102,9 +102,10 @@ def _to_trec(self, per_query: bool = False) -> str:
                              "would read as the summary; write the per-query values as json or csv instead")
         for row in shown.itertuples(index=False):
             lines.append(f"{row.measure:<22s}\t{row.query}\t{row.value:6.4f}")
-    for row in self.aggregate.itertuples(index=False):
-        lines.append(f"{row.measure:<22s}\tall\t{row.value:6.4f}")
+    means = self._means.items() if self._means is not None else self.aggregate[["measure", "value"]].itertuples(index=False)
+    lines += [f"{measure:<22s}\tall\t{value:6.4f}" for measure, value in means]   # the means: no table built
     return "\n".join(lines)
+
 
 # %% ../../nbs/44_scoring.ipynb #ev0a0002
 def _convention_json(convention: Convention) -> dict:
