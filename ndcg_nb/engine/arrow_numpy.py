@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import numpy as np
-import pyarrow as pa
+from .deferred_imports import pyarrow as pa   # imported when first used
 
 # %% auto #0
 __all__ = ['as_numpy', 'as_arrow']

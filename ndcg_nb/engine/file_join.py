@@ -6,12 +6,11 @@
 from __future__ import annotations
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
+from .deferred_imports import pyarrow as pa, pyarrow_compute as pc   # imported when first used
 
 from .arrow_numpy import as_arrow, as_numpy
 from .judgments import Judgments, MatchedRun
-from .runs import MEMORY_POOL, give_back_freed_memory, split_file
+from .runs import give_back_freed_memory, memory_pool, split_file
 
 # %% auto #0
 __all__ = ['finite_values', 'query_codes', 'sorted_pairs', 'judging_lines', 'run_places', 'judged_places', 'match_files']
@@ -33,7 +32,7 @@ def finite_values(column: pa.ChunkedArray) -> np.ndarray | None:
 def query_codes(qrels_query: pa.ChunkedArray, run_query: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
     "One code per line of both files (the qrels' lines first), numbered in the byte order of the ids; and the ids in that order."
     both = pa.chunked_array(qrels_query.chunks + run_query.chunks, type=qrels_query.type)
-    encoded = pc.dictionary_encode(both, memory_pool=MEMORY_POOL)
+    encoded = pc.dictionary_encode(both, memory_pool=memory_pool())
     ids = encoded.chunk(0).dictionary
     order = as_numpy(pc.array_sort_indices(ids))
     place = np.empty(len(ids), dtype=np.int64)
@@ -50,10 +49,10 @@ def sorted_pairs(codes: np.ndarray, qrels_doc: pa.ChunkedArray, run_doc: pa.Chun
     in_run = np.repeat(np.array([0, 1], dtype=np.int8), [len(qrels_doc), len(run_doc)])
     table = pa.table({"query": as_arrow(codes), "doc": docs, "file": as_arrow(in_run)})
     keys = [("query", "ascending"), ("doc", "ascending"), ("file", "ascending")]
-    order = as_numpy(pc.sort_indices(table, sort_keys=keys, memory_pool=MEMORY_POOL))
-    sorted_codes, sorted_docs = codes[order], pc.take(docs, as_arrow(order), memory_pool=MEMORY_POOL)
+    order = as_numpy(pc.sort_indices(table, sort_keys=keys, memory_pool=memory_pool()))
+    sorted_codes, sorted_docs = codes[order], pc.take(docs, as_arrow(order), memory_pool=memory_pool())
     same = sorted_codes[1:] == sorted_codes[:-1]
-    same &= as_numpy(pc.equal(sorted_docs[1:], sorted_docs[:-1], memory_pool=MEMORY_POOL))
+    same &= as_numpy(pc.equal(sorted_docs[1:], sorted_docs[:-1], memory_pool=memory_pool()))
     return order, same
 
 # %% ../../nbs/47_file_join.ipynb #87479f4e

@@ -11,9 +11,8 @@ from functools import cached_property
 from operator import attrgetter
 
 import numpy as np
-from .deferred_imports import pandas as pd   # imported when first used
-import pyarrow as pa
-import pyarrow.compute as pc
+from .deferred_imports import is_arrow, pandas as pd, pyarrow as pa, pyarrow_compute as pc   # imported when first used
+
 
 from .arrow_numpy import as_arrow, as_numpy
 from ..metrics.batch import Batch, all_finite
@@ -422,10 +421,10 @@ def _line_names(joined: JoinedRun, rows: np.ndarray) -> pa.Array | np.ndarray | 
     Arrow text, or (a run read from dicts) as the `str` it was given."""
     if joined.doc_order is not None:
         return joined.doc_order[rows]
-    if isinstance(joined.doc_names, pa.ChunkedArray):  # two files read together: each line's id, as read
-        return joined.doc_names.take(as_arrow(joined.doc[rows]))
     if isinstance(joined.doc_names, list):            # a run read from dicts: each line's id, sorted by Python
         return [joined.doc_names[i] for i in joined.doc[rows].tolist()]
+    if is_arrow(joined.doc_names):                    # two files read together: each line's id, as read
+        return joined.doc_names.take(as_arrow(joined.doc[rows]))
     if isinstance(joined.doc_names, np.ndarray):
         return pa.array(joined.doc_names[joined.doc[rows]], type=pa.large_string())
     return _arrow_strings(joined.doc_names).take(joined.doc[rows])

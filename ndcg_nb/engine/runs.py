@@ -19,17 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from .deferred_imports import pandas as pd   # imported when first used
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.csv as pa_csv
+from .deferred_imports import pandas as pd, pyarrow as pa, pyarrow_compute as pc, pyarrow_csv as pa_csv   # imported when first used
 
 from ..errors import InputError, UsageError
 
 # %% auto #0
-__all__ = ['MAX_LINE_BYTES', 'MAX_GZIP_RATIO', 'RATIO_FROM_BYTES', 'MEMORY_POOL', 'QRELS_DUPLICATES', 'TRIM_FROM_BYTES',
-           'SAMPLE_QRELS', 'SAMPLE_RUN', 'TrecFormatError', 'short_repr', 'some_numbers', 'is_binary_file',
-           'source_name', 'checked_text', 'split_lines', 'numeric_column', 'check_duplicates_rule',
+__all__ = ['MAX_LINE_BYTES', 'MAX_GZIP_RATIO', 'RATIO_FROM_BYTES', 'QRELS_DUPLICATES', 'TRIM_FROM_BYTES', 'SAMPLE_QRELS',
+           'SAMPLE_RUN', 'TrecFormatError', 'short_repr', 'some_numbers', 'is_binary_file', 'source_name',
+           'checked_text', 'memory_pool', 'split_lines', 'numeric_column', 'check_duplicates_rule',
            'give_back_freed_memory', 'split_file', 'read_qrels', 'read_run', 'read_qrels_and_run', 'id_categories',
            'is_records', 'is_ranx', 'check_not_swapped', 'check_dicts_not_swapped', 'as_qrels', 'as_run',
            'as_qrels_and_run']
@@ -227,13 +224,18 @@ def _read_bytes(path):
 
 
 # %% ../../nbs/40_runs.ipynb #5e0d7a41
-MEMORY_POOL = pa.system_memory_pool()   # C's malloc: it keeps less memory back than arrow's default pool
-_SPELLINGS = pa.dictionary(pa.int32(), pa.string())   # a field read this way keeps each distinct string once per block
+def memory_pool():
+    "pyarrow's pool over C's malloc: it keeps less memory back than arrow's default pool."
+    return pa.system_memory_pool()
+
+def _spellings_type():
+    "Grades read as this type keep each distinct string once per block."
+    return pa.dictionary(pa.int32(), pa.string())
 
 def _arrow_csv(data: bytes, names, columns, delimiter: str = " ", types: dict | None = None) -> pa.Table:
     "The `columns` of `data` (fields `names`, split on `delimiter`) as arrow strings (or `types`), by pyarrow's threaded reader."
     return pa_csv.read_csv(
-        pa.py_buffer(data), memory_pool=MEMORY_POOL,
+        pa.py_buffer(data), memory_pool=memory_pool(),
         read_options=pa_csv.ReadOptions(column_names=list(names)),
         parse_options=pa_csv.ParseOptions(delimiter=delimiter, quote_char=False, escape_char=False,
                                           double_quote=False, ignore_empty_lines=False),
@@ -388,9 +390,9 @@ def _refuse_exponents(grades: pa.ChunkedArray, lines: np.ndarray, source: str) -
 
 # %% ../../nbs/40_runs.ipynb #f2c81d3e
 def _field_types(kind: str, scores_as_text: bool = False) -> dict:
-    "How the three fields kept are read: ids as strings, grades as `_SPELLINGS`, a run's scores as numbers (or text)."
+    "How the three fields kept are read: ids as strings, grades as `_spellings_type()`, a run's scores as numbers (or text)."
     if kind == "qrels":
-        return {"query": pa.string(), "doc": pa.string(), "relevance": _SPELLINGS}
+        return {"query": pa.string(), "doc": pa.string(), "relevance": _spellings_type()}
     return {"query": pa.string(), "doc": pa.string(), "score": pa.string() if scores_as_text else pa.float64()}
 
 def _split(raw: bytes, kind: str, source: str) -> tuple[pa.Table, np.ndarray, bytes]:
@@ -426,7 +428,7 @@ def _dictionary_codes(column: pa.ChunkedArray) -> tuple[np.ndarray, pd.Index]:
         return np.zeros(0, dtype=np.int32), pd.Index(pa.array([], type=column.type).to_pandas())
     if column.nbytes >= 2**31 - 1:   # more text than 32-bit offsets can address in one dictionary
         column = column.cast(pa.large_string())
-    encoded = pc.dictionary_encode(column, memory_pool=MEMORY_POOL)   # the blocks are not copied into one array
+    encoded = pc.dictionary_encode(column, memory_pool=memory_pool())   # the blocks are not copied into one array
     codes = np.concatenate([chunk.indices.to_numpy() for chunk in encoded.chunks])
     return codes, pd.Index(encoded.chunk(0).dictionary.to_pandas())
 

@@ -14,8 +14,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from .deferred_imports import pandas as pd   # imported when first used
-import pyarrow as pa
+from .deferred_imports import pandas as pd, pyarrow as pa   # imported when first used
 
 from ..metrics.core import ListsToScore, Scores, aggregate, ndcg_ratio, one_ranking_serves, score_depths, summary_html, summary_text
 from ..errors import InputError, UsageError
