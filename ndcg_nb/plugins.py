@@ -6,8 +6,6 @@
 from __future__ import annotations
 
 import difflib
-import importlib
-import importlib.metadata
 import inspect
 import os
 import re
@@ -77,6 +75,7 @@ def _plugin_version(plugin, name: str, dist_version: str | None = None) -> str |
         return __version__
     version = getattr(plugin, "__version__", None)
     if version is None and inspect.ismodule(plugin):
+        import importlib.metadata          # imported when a version is asked for: 17 ms that most imports never need
         top = plugin.__name__.split(".")[0]
         try:
             version = importlib.metadata.version(top)
@@ -404,12 +403,19 @@ def _declares(folder: str, section) -> bool:
         return False
 
 # %% ../nbs/22_plugins.ipynb #fb80907d
+def _declared_entry_points():
+    "The installed entry points of ndcg_nb's group, read by `importlib.metadata` (imported here: most runs never need it)."
+    import importlib.metadata
+    return importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
+
 def _load_entry_points(manager: pluggy.PluginManager, chosen: set[str] | None, where: str):
+
     "Load the chosen entry-point plugins; one that fails is recorded, warned about and skipped."
     matched = set()
     wanted = {_canonical(name) for name in chosen or ()}
     # sorted by name, so the order (and which of two claims is named first) is the same on every machine
-    points = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP) if group_declared(ENTRY_POINT_GROUP) else ()
+    points = _declared_entry_points() if group_declared(ENTRY_POINT_GROUP) else ()
+
     for entry_point in sorted(points, key=lambda e: e.name):
         dist = getattr(entry_point, "dist", None)
         source = _Source(entry_point.name, dist.version if dist else None, dist.name if dist else None,
