@@ -19,7 +19,7 @@ from ..policies import check_depth, cut_truncation, judged_normalization, linear
 from ..presets import AGGREGATIONS, SIGNED_ZERO_IDCG, SKIPPED_ZERO_IDCG, ZERO_IDCG_POLICIES
 from .batch import Batch, all_finite, as_batch
 from .segments import (by_row_blocks, code_counts, group_mean, length_buckets, lengths_from_offsets,
-                                      list_ids, offsets_from_lengths, padded_rows, positions_in_lists, row_blocks,
+                                      list_ids, offsets_from_lengths, padded_rows, positions_in_lists, row_blocks, row_layout,
                                       row_runs, run_mean, segment_sum, sorted_desc, take_columns, tie_runs,
                                       top_k_and_rest, top_k_partition, top_k_stable, top_k_unstable, uniform_length)
 
@@ -790,8 +790,10 @@ def _bucketed_rows_sums(batch: Batch, gains: np.ndarray, k, ties: str, discount:
     buckets = length_buckets(lengths)
     for bucket in np.unique(buckets[lengths > 0]):
         rows = np.flatnonzero((buckets == bucket) & (lengths > 0))
-        padded = padded_rows(np.asarray(gains), batch.offsets, rows, 0.0)
-        scores = None if batch.scores is None else padded_rows(batch.scores, batch.offsets, rows).reshape(-1)
+        layout = row_layout(batch.offsets, rows)               # where each list's elements go, for gains and scores
+        padded = padded_rows(np.asarray(gains), batch.offsets, rows, 0.0, layout)
+        scores = None if batch.scores is None else padded_rows(batch.scores, batch.offsets, rows, layout=layout).reshape(-1)
+
         part = Batch.from_lengths(padded.reshape(-1), np.full(len(rows), padded.shape[1]), scores=scores)
         sums = _equal_rows_sums(part, padded.reshape(-1), k, ties, discount)
         if sums is None:

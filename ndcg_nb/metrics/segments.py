@@ -11,8 +11,8 @@ import numpy as np
 __all__ = ['ROW_BLOCK', 'offsets_from_lengths', 'lengths_from_offsets', 'uniform_length', 'list_ids', 'ranks_from_lengths',
            'positions_in_lists', 'segment_sum', 'take_columns', 'top_k_stable', 'top_k_unstable', 'top_k_partition',
            'top_k_and_rest', 'row_blocks', 'by_row_blocks', 'column_bits', 'score_keys', 'rows_to_sort_again',
-           'top_columns_by_keys', 'top_k_stable_short', 'length_buckets', 'padded_rows', 'sorted_desc', 'tie_runs',
-           'run_mean', 'row_runs', 'group_mean', 'code_counts']
+           'top_columns_by_keys', 'top_k_stable_short', 'length_buckets', 'row_layout', 'padded_rows', 'sorted_desc',
+           'tie_runs', 'run_mean', 'row_runs', 'group_mean', 'code_counts']
 
 # %% ../../nbs/10_segments.ipynb #8e1d3ddd
 def offsets_from_lengths(lengths) -> np.ndarray:
@@ -219,20 +219,23 @@ def length_buckets(lengths: np.ndarray) -> np.ndarray:
     "Each list's bucket: lists of `2**(b-1) + 1` to `2**b` documents share bucket `b`."
     return np.ceil(np.log2(np.maximum(lengths, 1))).astype(np.int64)
 
-def _places(offsets: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    "For the lists `rows`, one after another: each element's row (0 for the first list) and place in its list."
+def row_layout(offsets: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where the lists `rows` go in a matrix of one row each, padded to the longest: the mask of the cells they fill
+    (row by row, as a boolean mask assigns), and the place in the values of the element each filled cell takes."""
     lengths = lengths_from_offsets(offsets)[rows]
-    row = np.repeat(np.arange(len(rows)), lengths)
-    return row, np.arange(len(row)) - (np.cumsum(lengths) - lengths)[row]
+    cells = np.arange(int(lengths.max(initial=0))) < lengths[:, None]
+    starts = np.cumsum(lengths) - lengths
+    return cells, np.arange(int(lengths.sum())) + np.repeat(offsets[rows] - starts, lengths)
 
-def padded_rows(values: np.ndarray, offsets: np.ndarray, rows: np.ndarray, fill: float = -np.inf) -> np.ndarray:
-    "The lists `rows` of `values` as the rows of one matrix, padded with `fill` to the longest of them."
-    lengths = lengths_from_offsets(offsets)[rows]
-    width, starts = int(lengths.max(initial=0)), np.cumsum(lengths) - lengths
-    each = np.arange(int(lengths.sum()))               # the lists' elements, one after another
-    matrix = np.full(len(rows) * width, fill, dtype=np.result_type(values.dtype, type(fill)))
-    matrix[each + np.repeat(np.arange(len(rows)) * width - starts, lengths)] = values[each + np.repeat(offsets[rows] - starts, lengths)]
-    return matrix.reshape(len(rows), width)
+def padded_rows(values: np.ndarray, offsets: np.ndarray, rows: np.ndarray, fill: float = -np.inf,
+                layout: tuple | None = None) -> np.ndarray:
+    """The lists `rows` of `values` as the rows of one matrix, padded with `fill` to the longest of them; `layout`:
+    `row_layout(offsets, rows)`, made once for several arrays of the same lists."""
+    cells, source = row_layout(offsets, rows) if layout is None else layout
+    matrix = np.full(cells.shape, fill, dtype=np.result_type(values.dtype, type(fill)))
+    matrix[cells] = values[source]
+    return matrix
+
 
 # %% ../../nbs/10_segments.ipynb #bk0a0004
 def _sorted_by_buckets(key: np.ndarray, offsets: np.ndarray, k, stable: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -244,9 +247,8 @@ def _sorted_by_buckets(key: np.ndarray, offsets: np.ndarray, k, stable: bool) ->
         rows = np.flatnonzero((buckets == bucket) & (lengths > 0))
         matrix = padded_rows(key, offsets, rows)
         columns = _matrix_columns(matrix, matrix.shape[1] if k is None else min(k, matrix.shape[1]), stable)
-        real = columns < lengths[rows, None]
-        row, place = _places(new_offsets, rows)
-        index[new_offsets[rows][row] + place] = (columns + offsets[rows, None])[real]
+        real = columns < lengths[rows, None]            # padding sorts last: each row's real columns come first
+        index[row_layout(new_offsets, rows)[1]] = (columns + offsets[rows, None])[real]
     return index, new_offsets
 
 # %% ../../nbs/10_segments.ipynb #6caf5969
