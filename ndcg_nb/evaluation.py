@@ -70,7 +70,8 @@ def _read_together(qrels, run, duplicates: str) -> tuple[Judgments, object]:
         qrels, run = as_qrels_and_run(qrels, run, duplicates=duplicates)    # to name what is wrong, or apply `duplicates`
         return Judgments.of(qrels), run
     check_dicts_not_swapped(qrels, run)
-    return read_judgments(qrels, duplicates), run
+    return read_judgments(qrels, duplicates, copy=False), run     # one run scored before `evaluate` returns
+
 
 # %% ../nbs/70_evaluation.ipynb #e76a4957
 def evaluate(qrels, run, measures=("ndcg",), *, preset=None, progress=None, qrels_duplicates: str = "error",

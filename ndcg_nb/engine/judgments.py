@@ -188,15 +188,16 @@ def _dict_lines(nested: dict) -> tuple | None:
     return (queries, inner, docs, values, lengths) if all_finite(values) else None
 
 # %% ../../nbs/43_judgments.ipynb #jd1a0004
-def read_judgments(qrels, duplicates: str = "error") -> Judgments:
-    "The judgments of qrels in any form `as_qrels` reads; nested dicts of text ids and numbers straight from the dicts."
+def read_judgments(qrels, duplicates: str = "error", copy: bool = True) -> Judgments:
+    """The judgments of qrels in any form `as_qrels` reads; nested dicts of text ids and numbers straight from the
+    dicts, each query's copied (`copy=False`: kept as given, for a caller that scores one run before returning)."""
     check_duplicates_rule(duplicates)
     read = _dict_lines(qrels) if type(qrels) is dict else None
     if read is None or not read[2] or not _text_keys(read[2]):
         return Judgments.of(as_qrels(qrels, duplicates=duplicates))
     queries, inner, docs, relevance, lengths = read
     judged = np.asarray([query for query, n in zip(queries, lengths) if n], dtype=object)
-    given = {query: dict(docs_of) for query, docs_of in zip(queries, inner) if docs_of}   # copies: the caller's may change
+    given = {query: dict(docs_of) if copy else docs_of for query, docs_of in zip(queries, inner) if docs_of}
     order = np.argsort(judged, kind="stable")       # str order, which is UTF-8's byte order, as `judged_queries` sorts
     position = np.empty(len(judged), dtype=np.int64)
     position[order] = np.arange(len(judged))
