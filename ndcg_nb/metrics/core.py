@@ -19,7 +19,7 @@ from ..policies import check_depth, cut_truncation, judged_normalization, linear
 from ..presets import AGGREGATIONS, SIGNED_ZERO_IDCG, SKIPPED_ZERO_IDCG, ZERO_IDCG_POLICIES
 from .batch import Batch, all_finite, as_batch
 from .segments import (by_row_blocks, code_counts, group_mean, length_buckets, lengths_from_offsets,
-                                      list_ids, offsets_from_lengths, padded_rows, positions_in_lists, row_blocks, row_layout,
+                                      list_ids, offsets_from_lengths, padded_rows, positions_in_lists, prefix_sums, row_blocks, row_layout,
                                       row_runs, run_mean, segment_sum, sorted_desc, take_columns, tie_runs,
                                       top_k_and_rest, top_k_partition, top_k_stable, top_k_unstable, uniform_length)
 
@@ -909,8 +909,8 @@ def _depths_from_one_ranking(full: Scores, depths, cut=None) -> dict:
     for k in depths:
         if k is None or k == cut:
             continue
-        idcg = segment_sum(np.where(ideal_positions < k, ideal_discounted, 0.0), full.ideal_offsets)
-        out[k] = Scores(segment_sum(np.where(positions < k, discounted, 0.0), full.offsets), idcg, zeros, idcg)
+        idcg = prefix_sums(ideal_discounted, full.ideal_offsets, k, ideal_positions)
+        out[k] = Scores(prefix_sums(discounted, full.offsets, k, positions), idcg, zeros, idcg)
     return out
 
 # %% ../../nbs/30_core.ipynb #sd0a0001

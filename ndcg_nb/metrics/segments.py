@@ -9,10 +9,10 @@ import numpy as np
 
 # %% auto #0
 __all__ = ['ROW_BLOCK', 'offsets_from_lengths', 'lengths_from_offsets', 'uniform_length', 'list_ids', 'ranks_from_lengths',
-           'positions_in_lists', 'segment_sum', 'take_columns', 'top_k_stable', 'top_k_unstable', 'top_k_partition',
-           'top_k_and_rest', 'row_blocks', 'by_row_blocks', 'column_bits', 'score_keys', 'rows_to_sort_again',
-           'top_columns_by_keys', 'top_k_stable_short', 'length_buckets', 'row_layout', 'padded_rows', 'sorted_desc',
-           'tie_runs', 'run_mean', 'row_runs', 'group_mean', 'code_counts']
+           'positions_in_lists', 'segment_sum', 'prefix_sums', 'take_columns', 'top_k_stable', 'top_k_unstable',
+           'top_k_partition', 'top_k_and_rest', 'row_blocks', 'by_row_blocks', 'column_bits', 'score_keys',
+           'rows_to_sort_again', 'top_columns_by_keys', 'top_k_stable_short', 'length_buckets', 'row_layout',
+           'padded_rows', 'sorted_desc', 'tie_runs', 'run_mean', 'row_runs', 'group_mean', 'code_counts']
 
 # %% ../../nbs/10_segments.ipynb #8e1d3ddd
 def offsets_from_lengths(lengths) -> np.ndarray:
@@ -74,6 +74,20 @@ def segment_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         if nonempty.any():
             sums[nonempty] = np.add.reduceat(values, offsets[:-1][nonempty])
     return sums
+
+# %% ../../nbs/10_segments.ipynb #80711014
+def prefix_sums(values: np.ndarray, offsets: np.ndarray, k: int, positions: np.ndarray | None = None) -> np.ndarray:
+    """The sum of each list's first `k` values, as `segment_sum` adds them up for lists cut at `k` (`positions`:
+    `positions_in_lists(offsets)`, where the caller has it)."""
+    width = uniform_length(offsets)
+    if width is not None and width > k:             # rows of a matrix: its first k columns
+        with np.errstate(over="ignore"):
+            return values.reshape(-1, width)[:, :k].sum(axis=1)
+    lengths = lengths_from_offsets(offsets)
+    if (lengths <= k).all():
+        return segment_sum(values, offsets)
+    within = (positions_in_lists(offsets) if positions is None else positions) < k
+    return segment_sum(values[within], offsets_from_lengths(np.minimum(lengths, k)))
 
 # %% ../../nbs/10_segments.ipynb #74c35c60
 def take_columns(matrix: np.ndarray, columns: np.ndarray) -> np.ndarray:
