@@ -39,6 +39,16 @@ def note(text):
     print(text, file=sys.stderr, flush=True)
 
 
+def read_through(args: dict) -> None:
+    """Read each input file of a job once, untimed: every tool then starts from the same warm page cache (else the
+    first tool measured on a file evicted since it was written pays for the disk, and the others do not)."""
+    for value in args.values():
+        if isinstance(value, str) and os.path.isfile(value):
+            with open(value, "rb") as f:
+                while f.read(1 << 24):
+                    pass
+
+
 class Session:
     def __init__(self, args, mode: str):
         self.args = args
@@ -65,6 +75,7 @@ class Session:
         """Time `args['tool']` in a child; the row (with '_values' when kept) is added to the workload.
         `fresh` > 1: that many children, one after another; the row's first call and process are their medians."""
         note(f"  {workload['name']}: {label} ...")
+        read_through(args)
         values_path = str(self.values_dir / f"{workload['name']}-{label}.npz".replace(" ", "_").replace("/", "_"))
         job = {"job": "measure", "kind": kind, "args": args, "repeats": 1 if self.only_check else repeats,
                "values": values_path if keep_values else None}
