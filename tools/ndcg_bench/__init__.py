@@ -66,10 +66,12 @@ Method:
     "process" is then the median wall of N fresh processes, "first" the first of them, "best" the
     fastest, "peak" their largest ru_maxrss, read by a small spawner.
   * A call that takes about a second or less is at the mercy of whatever else the machine does
-    for that second, so in a full run the per-call workloads (arrays, training) measure each tool
-    in 3 fresh children, one after another: "first" and "process" are then the medians of the 3,
-    "best" the fastest call of all, "peak" the largest; `first_runs` in the JSON keeps each one.
-    Values come from the first child.
+    for that second, so in a full run the per-call workloads (arrays, training), the held, dicts and
+    skewed workloads and the 2-million-line files measure ndcg_nb and pytrec_eval (and each
+    per-call tool) in 3 fresh children, one after another: "first" and "process" are then the
+    medians of the 3, "best" the fastest call of all, "peak" the largest; `first_runs` in the JSON
+    keeps each one. Values come from the first child. Before each measurement its input files
+    are read once, untimed, so that every tool starts from the same warm page cache.
   * Each row has four ratios to its reference row: process (the headline), first, warm (best) and
     memory. Each target has two statuses: the headline one on what a fresh process pays (the
     process where a script runs one job: files, skewed, dicts, scaling's ratios, trec, startup; the

@@ -92,31 +92,33 @@ def available_file_peers(session: Session) -> list:
 FILES_TITLE = "TREC files to numbers: ndcg + ndcg_cut.10, trec_eval conventions"
 
 
-def _measure_cut_depths(session, workload, files, ours, repeats):
+def _measure_cut_depths(session, workload, files, ours, repeats, fresh=1):
     "ndcg_nb's `ndcg_cut` (nine depths) against `ndcg_cut.10` alone, both checked against the first row."
     one = session.measure(workload, "ndcg_nb ndcg_cut.10 alone", "files",
-                          {"tool": "ndcg_nb", **files, "measures": ["ndcg_cut.10"]}, repeats)
+                          {"tool": "ndcg_nb", **files, "measures": ["ndcg_cut.10"]}, repeats, fresh=fresh)
     one["reference"] = "ndcg_nb"
     row = session.measure(workload, "ndcg_nb ndcg_cut (9 depths)", "files",
-                          {"tool": "ndcg_nb", **files, "measures": ["ndcg_cut"]}, repeats)
+                          {"tool": "ndcg_nb", **files, "measures": ["ndcg_cut"]}, repeats, fresh=fresh)
     row["reference"] = "ndcg_nb ndcg_cut.10 alone"
     for extra in (one, row):
         if "_values" in extra and "_values" in ours:
             session.check(extra, compare_queries(ours["_values"], extra["_values"], ["ndcg_cut_10"]))
 
 
-def measure_files(session, name, title, meta, repeats, peers, cut_all=False, other_repeats=None) -> dict:
+def measure_files(session, name, title, meta, repeats, peers, cut_all=False, other_repeats=None, fresh=1) -> dict:
     """ndcg_nb.evaluate on a run and qrels, then each peer on the same files, values checked per query;
-    peers no target compares (ranx, ir_measures) are called `other_repeats` times if given."""
+    peers no target compares (ranx, ir_measures) are called `other_repeats` times if given. `fresh`: children
+    per row of ndcg_nb and pytrec_eval, whose headline figures are then medians (the targets read them)."""
     workload = session.add_workload({"name": name, "kind": "files", "title": title, "data": meta, "rows": [],
                                      "measures": FILE_MEASURES, "reference": "ndcg_nb"})
     files = trec_files(meta)
-    ours = session.measure(workload, "ndcg_nb", "files", {"tool": "ndcg_nb", **files}, repeats)
+    ours = session.measure(workload, "ndcg_nb", "files", {"tool": "ndcg_nb", **files}, repeats, fresh=fresh)
     if cut_all:
-        _measure_cut_depths(session, workload, files, ours, repeats)
+        _measure_cut_depths(session, workload, files, ours, repeats, fresh)
     for peer in peers:
         calls = repeats if peer == "pytrec_eval" or other_repeats is None else other_repeats
-        row = session.measure(workload, peer, "files", {"tool": peer, **files}, calls)
+        row = session.measure(workload, peer, "files", {"tool": peer, **files}, calls,
+                              fresh=fresh if peer == "pytrec_eval" else 1)
         row["reference"] = "ndcg_nb"
         if "_values" in row and "_values" in ours:
             session.check(row, compare_with_peer(ours["_values"], row["_values"], peer, meta["tie_free"]))
@@ -164,7 +166,8 @@ def run_short(session, metas, size):
     meta = metas["short"]
     title = "TREC files to numbers, short document ids unique to their query, scores of two decimals (20% tied)"
     measure_files(session, f"short-{size[0]}x{size[1]}", title, meta, repeats_for_lines(session, meta["run_lines"]),
-                  session.file_peers, other_repeats=repeats_for_lines(session, meta["run_lines"], targeted=False))
+                  session.file_peers, other_repeats=repeats_for_lines(session, meta["run_lines"], targeted=False),
+                  fresh=session.fresh)
 
 
 def run_files(session, metas, size):
@@ -172,7 +175,8 @@ def run_files(session, metas, size):
         meta = metas[f"files-{q}x{d}"]
         workload = measure_files(session, f"files-{q}x{d}", FILES_TITLE, meta,
                                  repeats_for_lines(session, meta["run_lines"]), session.file_peers, cut_all=(i == 0),
-                                 other_repeats=repeats_for_lines(session, meta["run_lines"], targeted=False))
+                                 other_repeats=repeats_for_lines(session, meta["run_lines"], targeted=False),
+                                 fresh=session.fresh if meta["run_lines"] <= 5_000_000 else 1)
         if i == 0 and not session.only_check:
             _measure_floor(session, workload, trec_files(meta), repeats_for_lines(session, meta["run_lines"]))
 
@@ -200,7 +204,7 @@ def run_skewed(session, metas, size):
     "One long query among short ones, against pytrec_eval; and the peak of a process that only imports ndcg_nb."
     title = ("one query of 50,000 documents among 10-document queries" if not session.only_check
              else "one long query among short ones")
-    measure_files(session, "skewed", title, metas["skewed"], session.repeats, ["pytrec_eval"])
+    measure_files(session, "skewed", title, metas["skewed"], session.repeats, ["pytrec_eval"], fresh=session.fresh)
     session.ndcg_nb_import()
 
 
@@ -474,11 +478,12 @@ def run_dicts(session, metas, size):
     w = session.add_workload({"name": "dicts", "kind": "dicts", "title": "from {query: {doc: score}} dicts "
                               "(each tool's own structures built inside the timing)", "data": meta, "rows": []})
     files = trec_files(meta)
-    ours = session.measure(w, "ndcg_nb", "dicts", {"tool": "ndcg_nb", **files}, session.repeats)
+    ours = session.measure(w, "ndcg_nb", "dicts", {"tool": "ndcg_nb", **files}, session.repeats, fresh=session.fresh)
     # (--only-check leaves ranx out here: its values were checked on the files, and each ranx child
     # compiles numba code for seconds)
     for peer in ("pytrec_eval",) if session.only_check else ("pytrec_eval", "ranx"):
-        row = session.measure(w, peer, "dicts", {"tool": peer, **files}, session.repeats)
+        row = session.measure(w, peer, "dicts", {"tool": peer, **files}, session.repeats,
+                              fresh=session.fresh if peer == "pytrec_eval" else 1)
         row["reference"] = "ndcg_nb"
         if "_values" in row and "_values" in ours:
             session.check(row, compare_with_peer(ours["_values"], row["_values"], peer, meta["tie_free"]))
@@ -512,8 +517,9 @@ def run_held(session, metas, size):
                                  "data": meta, "rows": []})
     for workload, mode, repeats in ((one, "one_query", max(session.repeats, 200)), (many, "runs", session.repeats)):
         args = {"mode": mode, "n_runs": n_runs, **files}
-        ours = session.measure(workload, "ndcg_nb", "held", {"tool": "ndcg_nb", **args}, repeats)
-        peer = session.measure(workload, "pytrec_eval", "held", {"tool": "pytrec_eval", **args}, repeats)
+        ours = session.measure(workload, "ndcg_nb", "held", {"tool": "ndcg_nb", **args}, repeats, fresh=session.fresh)
+        peer = session.measure(workload, "pytrec_eval", "held", {"tool": "pytrec_eval", **args}, repeats,
+                               fresh=session.fresh)
         peer["reference"] = "ndcg_nb"
         if "_values" in ours and "_values" in peer:
             outcome = compare_queries(ours["_values"], peer["_values"], ["ndcg_cut_10"], tolerance=FLOAT32_TOLERANCE)
