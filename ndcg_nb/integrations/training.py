@@ -16,7 +16,7 @@ import numpy as np
 from ..metrics.core import (TIE_RULES, ListPolicies, ListsToScore, policy_gains, one_ranking_serves, ndcg_ratio,
                                  check_list_weights, discount_weights, ndcg, score_depths)
 from ..metrics.batch import Batch, all_finite
-from ..metrics.segments import (code_counts, column_bits, list_ids, offsets_from_lengths, positions_in_lists, run_mean,
+from ..metrics.segments import (code_counts, column_bits, list_ids, offsets_from_lengths, positions_in_lists, prefix_sums, run_mean,
                              segment_sum, top_columns_by_keys, uniform_length)
 from ..errors import InputError, InputTypeError, UsageError
 from ..engine.plan import BoundConvention, apply_grade_rules, bind_convention
@@ -198,21 +198,16 @@ def _ideal_from_counts(counts: np.ndarray, table: np.ndarray) -> tuple[np.ndarra
 
 # %% ../../nbs/62_training.ipynb #b04cc489
 def _sums_at_depths(gains: np.ndarray, offsets: np.ndarray, weights: np.ndarray, depths: tuple) -> dict:
-    "`{k: each list's sum of gain x weight of its place over its first k places}`, added as the engine adds them; overwrites `gains`."
-    width = uniform_length(offsets)
+    """`{k: each list's sum of gain x weight of its place over its first k places}`, added as the engine adds them
+    (`prefix_sums`); overwrites `gains`."""
+    width, places = uniform_length(offsets), None
     if width is None:
         places = positions_in_lists(offsets)
         np.multiply(gains, weights[places], out=gains)
     elif width:
         np.multiply(gains.reshape(-1, width), weights[:width], out=gains.reshape(-1, width))
-    sums = {}
-    for k in sorted(depths, key=lambda k: -(k or np.inf)):
-        if k is not None and width is None:
-            gains[places >= k] = 0.0
-        elif k is not None and width:
-            gains.reshape(-1, width)[:, k:] = 0.0
-        sums[k] = segment_sum(gains, offsets)
-    return sums
+    return {k: segment_sum(gains, offsets) if k is None else prefix_sums(gains, offsets, k, places) for k in depths}
+
 
 def _ideal_dcgs_counted(counts: np.ndarray, table: np.ndarray, weights: np.ndarray, depths: tuple) -> dict:
     "`{k: each group's ideal DCG}` from the counts of its grades and their gains, in blocks of groups when the ideal lists are even."
