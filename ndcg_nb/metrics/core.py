@@ -19,7 +19,7 @@ from ..policies import check_depth, cut_truncation, judged_normalization, linear
 from ..presets import AGGREGATIONS, SIGNED_ZERO_IDCG, SKIPPED_ZERO_IDCG, ZERO_IDCG_POLICIES
 from .batch import Batch, all_finite, as_batch
 from .segments import (by_row_blocks, code_counts, group_mean, length_buckets, lengths_from_offsets,
-                                      list_ids, offsets_from_lengths, padded_rows, positions_in_lists, prefix_sums, row_blocks, row_layout,
+                                      list_ids, offsets_from_lengths, padded_rows, positions_in_lists, prefix_sums, row_blocks, row_padding,
                                       row_runs, run_mean, segment_sum, sorted_desc, take_columns, tie_runs,
                                       top_k_and_rest, top_k_partition, top_k_stable, top_k_unstable, uniform_length)
 
@@ -784,18 +784,22 @@ def _counting_serves(p: ListPolicies) -> bool:
             and not p.gain.context and not p.discount.context)
 
 # %% ../../nbs/30_core.ipynb #bq0a0002
+def _bucket_sums(batch: Batch, gains: np.ndarray, rows: np.ndarray, k, ties: str, discount: BoundPolicy):
+    "`_equal_rows_sums` of the lists `rows`, padded to the longest of them (gains with 0, scores with -inf)."
+    padding = row_padding(batch.offsets, rows)               # the same cells for gains and scores
+    padded = padded_rows(gains, batch.offsets, rows, 0 if gains.dtype.kind in "iu" else 0.0, padding).reshape(-1)
+    scores = None if batch.scores is None else padded_rows(batch.scores, batch.offsets, rows, padding=padding).reshape(-1)
+    part = Batch(padded, np.arange(len(rows) + 1) * padding.shape[1], scores=scores)   # integer gains stay integers
+    return _equal_rows_sums(part, padded, k, ties, discount)
+
 def _bucketed_rows_sums(batch: Batch, gains: np.ndarray, k, ties: str, discount: BoundPolicy):
-    "`_equal_rows_sums` of lists of many lengths, one length bucket at a time (gains padded with 0, scores with -inf)."
-    lengths, dcg, idcg = batch.lengths, np.zeros(len(batch)), np.zeros(len(batch))
+    """`_equal_rows_sums` of lists of many lengths, one length bucket at a time (a bucket's matrices are freed before
+    the next bucket's are made)."""
+    lengths, dcg, idcg, gains = batch.lengths, np.zeros(len(batch)), np.zeros(len(batch)), np.asarray(gains)
     buckets = length_buckets(lengths)
     for bucket in np.unique(buckets[lengths > 0]):
         rows = np.flatnonzero((buckets == bucket) & (lengths > 0))
-        layout = row_layout(batch.offsets, rows)               # where each list's elements go, for gains and scores
-        padded = padded_rows(np.asarray(gains), batch.offsets, rows, 0.0, layout)
-        scores = None if batch.scores is None else padded_rows(batch.scores, batch.offsets, rows, layout=layout).reshape(-1)
-
-        part = Batch.from_lengths(padded.reshape(-1), np.full(len(rows), padded.shape[1]), scores=scores)
-        sums = _equal_rows_sums(part, padded.reshape(-1), k, ties, discount)
+        sums = _bucket_sums(batch, gains, rows, k, ties, discount)
         if sums is None:
             return None
         dcg[rows], idcg[rows] = sums

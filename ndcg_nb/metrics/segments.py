@@ -6,13 +6,14 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 # %% auto #0
 __all__ = ['ROW_BLOCK', 'offsets_from_lengths', 'lengths_from_offsets', 'uniform_length', 'list_ids', 'ranks_from_lengths',
            'positions_in_lists', 'segment_sum', 'prefix_sums', 'take_columns', 'top_k_stable', 'top_k_unstable',
            'top_k_partition', 'top_k_and_rest', 'row_blocks', 'by_row_blocks', 'column_bits', 'score_keys',
-           'rows_to_sort_again', 'top_columns_by_keys', 'top_k_stable_short', 'length_buckets', 'row_layout',
-           'padded_rows', 'sorted_desc', 'tie_runs', 'run_mean', 'row_runs', 'group_mean', 'code_counts']
+           'rows_to_sort_again', 'top_columns_by_keys', 'top_k_stable_short', 'length_buckets', 'list_places',
+           'row_padding', 'padded_rows', 'sorted_desc', 'tie_runs', 'run_mean', 'row_runs', 'group_mean', 'code_counts']
 
 # %% ../../nbs/10_segments.ipynb #8e1d3ddd
 def offsets_from_lengths(lengths) -> np.ndarray:
@@ -233,23 +234,41 @@ def length_buckets(lengths: np.ndarray) -> np.ndarray:
     "Each list's bucket: lists of `2**(b-1) + 1` to `2**b` documents share bucket `b`."
     return np.ceil(np.log2(np.maximum(lengths, 1))).astype(np.int64)
 
-def row_layout(offsets: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Where the lists `rows` go in a matrix of one row each, padded to the longest: the mask of the cells they fill
-    (row by row, as a boolean mask assigns), and the place in the values of the element each filled cell takes."""
+def list_places(offsets: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    "The place in the values of each element of the lists `rows`, list after list."
     lengths = lengths_from_offsets(offsets)[rows]
-    cells = np.arange(int(lengths.max(initial=0))) < lengths[:, None]
     starts = np.cumsum(lengths) - lengths
-    return cells, np.arange(int(lengths.sum())) + np.repeat(offsets[rows] - starts, lengths)
+    return np.arange(int(lengths.sum())) + np.repeat(offsets[rows] - starts, lengths)
 
-def padded_rows(values: np.ndarray, offsets: np.ndarray, rows: np.ndarray, fill: float = -np.inf,
-                layout: tuple | None = None) -> np.ndarray:
-    """The lists `rows` of `values` as the rows of one matrix, padded with `fill` to the longest of them; `layout`:
-    `row_layout(offsets, rows)`, made once for several arrays of the same lists."""
-    cells, source = row_layout(offsets, rows) if layout is None else layout
-    matrix = np.full(cells.shape, fill, dtype=np.result_type(values.dtype, type(fill)))
-    matrix[cells] = values[source]
+def row_padding(offsets: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    "The padding of the lists `rows` as the rows of one matrix as wide as the longest: true past each list's end."
+    lengths = lengths_from_offsets(offsets)[rows]
+    return np.arange(int(lengths.max(initial=0))) >= lengths[:, None]
+
+
+# %% ../../nbs/10_segments.ipynb #2591dc2f
+def _windows(values: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
+    """The `width` values from each of `starts` as the rows of a matrix, copied row by row from a strided view (no
+    index of each element is made); a window that would run past the end is read up to the end and repeats the last
+    value, which only a list shorter than `width` meets, in its padding."""
+    last = len(values) - width
+    matrix = sliding_window_view(values, width)[np.minimum(starts, last)]
+    late = np.flatnonzero(starts > last)            # at most `width` rows, at the end of the values
+    if len(late):
+        matrix[late] = values[np.minimum(starts[late, None] + np.arange(width), len(values) - 1)]
     return matrix
 
+def padded_rows(values: np.ndarray, offsets: np.ndarray, rows: np.ndarray, fill: float = -np.inf,
+                padding: np.ndarray | None = None) -> np.ndarray:
+    """The lists `rows` of `values` as the rows of one matrix, padded with `fill` to the longest of them; `padding`:
+    `row_padding(offsets, rows)`, made once for several arrays of the same lists."""
+    padding = row_padding(offsets, rows) if padding is None else padding
+    dtype = np.result_type(values.dtype, type(fill))
+    if not padding.size:
+        return np.full(padding.shape, fill, dtype=dtype)
+    matrix = _windows(values, offsets[rows], padding.shape[1]).astype(dtype, copy=False)
+    np.copyto(matrix, fill, where=padding)
+    return matrix
 
 # %% ../../nbs/10_segments.ipynb #bk0a0004
 def _sorted_by_buckets(key: np.ndarray, offsets: np.ndarray, k, stable: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -262,7 +281,7 @@ def _sorted_by_buckets(key: np.ndarray, offsets: np.ndarray, k, stable: bool) ->
         matrix = padded_rows(key, offsets, rows)
         columns = _matrix_columns(matrix, matrix.shape[1] if k is None else min(k, matrix.shape[1]), stable)
         real = columns < lengths[rows, None]            # padding sorts last: each row's real columns come first
-        index[row_layout(new_offsets, rows)[1]] = (columns + offsets[rows, None])[real]
+        index[list_places(new_offsets, rows)] = (columns + offsets[rows, None])[real]
     return index, new_offsets
 
 # %% ../../nbs/10_segments.ipynb #6caf5969
