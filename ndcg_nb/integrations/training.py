@@ -16,8 +16,9 @@ import numpy as np
 from ..metrics.core import (TIE_RULES, ListPolicies, ListsToScore, policy_gains, one_ranking_serves, ndcg_ratio,
                                  check_list_weights, discount_weights, ndcg, score_depths)
 from ..metrics.batch import Batch, all_finite
-from ..metrics.segments import (code_counts, column_bits, list_ids, offsets_from_lengths, positions_in_lists, prefix_sums, run_mean,
-                             segment_sum, top_columns_by_keys, uniform_length)
+from ..metrics.segments import (code_counts, column_bits, lengths_from_offsets, list_ids, offsets_from_lengths,
+                                      positions_in_lists, prefix_sums, run_mean, segment_sum, top_columns_by_keys,
+                                      uniform_length)
 from ..errors import InputError, InputTypeError, UsageError
 from ..engine.plan import BoundConvention, apply_grade_rules, bind_convention
 from ..plugins import BoundPolicy, resolve_policy
@@ -146,9 +147,9 @@ def _as_matrix(values: np.ndarray, cells, n: int, width: int, fill) -> np.ndarra
 # %% ../../nbs/62_training.ipynb #0f6268e1
 BLOCK_CELLS = 1 << 15
 
-def _block_rows(width: int) -> int:
-    "How many rows of `width` make a block of about `BLOCK_CELLS` cells."
-    return max(1, BLOCK_CELLS // max(width, 1))
+def _block_rows(width: int, cells: int = BLOCK_CELLS) -> int:
+    "How many rows of `width` make a block of about `cells` cells."
+    return max(1, cells // max(width, 1))
 
 # %% ../../nbs/62_training.ipynb #2b3c4d09
 def _ideal_dcgs(grades: np.ndarray, offsets: np.ndarray, plan: TrainingPlan, depths: tuple) -> dict:
@@ -220,26 +221,28 @@ def _ideal_dcgs_counted(counts: np.ndarray, table: np.ndarray, weights: np.ndarr
 
 # %% ../../nbs/62_training.ipynb #a7e40c02
 def _ideal_gain_rows(code_matrix: np.ndarray, table: np.ndarray, depth: int, padded: bool) -> np.ndarray:
-    "Each row's gains in decreasing order down to place `depth` (0 after): its codes sorted, read backwards through `table`."
+    "Each row's `depth` largest gains in decreasing order: its codes sorted, read backwards through `table`."
     codes = code_matrix.astype(np.int16)
     if padded:                                   # the padding code sorts last, and reads the table's last entry, 0
         codes[codes == len(table) - 1] = -1
     codes.sort(axis=1)
-    gains = np.zeros(codes.shape)
-    gains[:, :depth] = table[codes[:, ::-1][:, :depth]]
-    return gains
+    return table[codes[:, ::-1][:, :depth]]
 
 def _ideal_dcgs_sorted(code_matrix: np.ndarray, table: np.ndarray, weights: np.ndarray, depths: tuple,
                        offsets: np.ndarray, cells) -> dict:
-    "`{k: each group's ideal DCG}` from its codes sorted, when the gains in `table` grow with the code and none is negative."
+    """`{k: each group's ideal DCG}` from its codes sorted, when the gains in `table` grow with the code and none is
+    negative; each group's ideal list is cut at the deepest depth, the only places any sum reads."""
     n, width = code_matrix.shape
     depth = width if None in depths else min(max(depths), width)
-    rows = _block_rows(width) if cells is None else max(n, 1)
-    blocks = []
+    if cells is not None:                        # groups of many lengths: one block, each group's places up to `depth`
+        lengths = lengths_from_offsets(offsets)
+        within = cells[1] < depth
+        gains = _ideal_gain_rows(code_matrix, table, depth, True)[cells[0][within], cells[1][within]]
+        return _sums_at_depths(gains, offsets_from_lengths(np.minimum(lengths, depth)), weights, depths)
+    blocks, rows = [], _block_rows(width, 4 * BLOCK_CELLS)   # no second pass over a block: fewer, larger blocks
     for start in range(0, n, rows):
-        gains = _ideal_gain_rows(code_matrix[start:start + rows], table, depth, cells is not None)
-        ideal = gains.reshape(-1) if cells is None else gains[cells]
-        blocks.append(_sums_at_depths(ideal, offsets[start:start + len(gains) + 1] - offsets[start], weights, depths))
+        gains = _ideal_gain_rows(code_matrix[start:start + rows], table, depth, False)
+        blocks.append(_sums_at_depths(gains.reshape(-1), np.arange(len(gains) + 1) * depth, weights, depths))
     return {k: np.concatenate([block[k] for block in blocks]) if blocks else np.zeros(0) for k in depths}
 
 # %% ../../nbs/62_training.ipynb #4f064a50
