@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .analysis.comparison import evaluate_runs, is_run_collection
 from .errors import UsageError
 from .engine.evaluator import Evaluator, dialect_notes, measure_notes
 from .engine.file_join import match_files
@@ -15,10 +14,9 @@ from .engine.judgments import Judgments, read_judgments
 from .engine.measures import TREC_CUTOFFS, Measure, parse_measure, parse_measures   # importable from here as in 0.4
 from .engine.plan import Plan, resolve_convention
 from .engine.providers import ProvidedMeasures
-from .engine.runs import as_qrels, as_qrels_and_run, as_run, check_dicts_not_swapped, is_records
+from .engine.runs import as_qrels, as_qrels_and_run, as_run, check_dicts_not_swapped, is_records, is_run_collection
 from .engine.scoring import Evaluation
 from .presets import Convention
-from .analysis.value_bounds import bounds as tie_and_unjudged_bounds
 
 # %% auto #0
 __all__ = ['evaluate']
@@ -101,9 +99,11 @@ def evaluate(qrels, run, measures=("ndcg",), *, preset=None, progress=None, qrel
     if is_run_collection(run):
         if bounds:
             raise UsageError("bounds=True takes one run; call evaluate(..., bounds=True) once per run")
+        from ndcg_nb.analysis.comparison import evaluate_runs     # analysis sits above this door: imported when used
         return evaluate_runs(qrels, run, measures, preset=preset, qrels_duplicates=qrels_duplicates,
                              progress=progress, **overrides)
     if bounds:
+        from ndcg_nb.analysis.value_bounds import bounds as tie_and_unjudged_bounds
         return tie_and_unjudged_bounds(qrels, run, measures, preset=preset, qrels_duplicates=qrels_duplicates,
                                        **overrides)
     plan = Plan.make(measures, preset, **overrides)

@@ -5,7 +5,6 @@
 # %% ../nbs/22_plugins.ipynb #d859928d
 from __future__ import annotations
 
-import difflib
 import inspect
 import os
 import re
@@ -264,6 +263,12 @@ class _Registry:
                 self.by_plugin.setdefault(policy.plugin, {k: [] for k in KINDS})[kind].append(policy.name)
 
 # %% ../nbs/22_plugins.ipynb #615c3308
+def _closest_hook(name: str, cutoff: float = 0.6) -> str | None:
+    "The hook whose name is closest to `name`, if any is close (difflib is imported only for a misspelled hook)."
+    import difflib
+    close = difflib.get_close_matches(name, list(_HOOKS.values()), n=1, cutoff=cutoff)
+    return close[0] if close else None
+
 def _hook_problem(manager: pluggy.PluginManager, plugin) -> str | None:
     "Why pluggy could never call one of the plugin's `@hookimpl` functions, checked before registering it."
     for attribute in dir(plugin):
@@ -279,8 +284,8 @@ def _hook_problem(manager: pluggy.PluginManager, plugin) -> str | None:
         if spec is None:
             if opts.get("optionalhook"):
                 continue
-            close = difflib.get_close_matches(hook, list(_HOOKS.values()), n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            close = _closest_hook(hook)
+            hint = f" (did you mean {close!r}?)" if close else ""
             return f"implements unknown hook {hook!r}{hint}; the hooks are {', '.join(_HOOKS.values())}"
         extra = set(pluggy.HookImpl(plugin, "", getattr(plugin, attribute), opts).argnames) - set(spec.argnames)
         if extra:
@@ -298,7 +303,7 @@ def _unmatched_hooks(manager: pluggy.PluginManager, plugin, name: str) -> list[t
              and any(impl.plugin_name == name for impl in caller.get_hookimpls())]
     for attribute in dir(plugin):
         if (attribute.startswith("register") and manager.parse_hookimpl_opts(plugin, attribute) is None
-                and difflib.get_close_matches(attribute, list(_HOOKS.values()), n=1, cutoff=0.85)
+                and _closest_hook(attribute, cutoff=0.85)
                 and callable(getattr(plugin, attribute, None))):
             found.append((attribute, "is not marked with ndcg_nb's @hookimpl"))
     return found
@@ -306,8 +311,8 @@ def _unmatched_hooks(manager: pluggy.PluginManager, plugin, name: str) -> list[t
 def _warn_unmatched_hooks(manager: pluggy.PluginManager, plugin, name: str, who: str):
     "Warn, naming the plugin and the hooks, about implementations pluggy will never call."
     for hook, why in _unmatched_hooks(manager, plugin, name):
-        close = difflib.get_close_matches(hook, list(_HOOKS.values()), n=1)
-        hint = f"; did you mean {close[0]!r}?" if close and close[0] != hook else ""
+        close = _closest_hook(hook)
+        hint = f"; did you mean {close!r}?" if close and close != hook else ""
         _warn(f"{who} implements hook {hook!r}, which {why}, so it is never called{hint} "
               f"(the hooks are {', '.join(_HOOKS.values())})")
 

@@ -17,7 +17,7 @@ from ..engine.deferred_imports import is_frame, pandas as pd   # imported when f
 from ..errors import NdcgWarning, UsageError
 from ..engine.measures import parse_measure
 from ..presets import Convention
-from ..engine.runs import as_run, is_ranx, is_records
+from ..engine.runs import as_run, is_records, is_run_collection   # is_run_collection: importable from here as before
 from ..metrics.core import summary_html, summary_text
 from ..engine.evaluator import Evaluator
 from ..engine.scoring import convention_lines
@@ -25,24 +25,11 @@ from .significance import (CORRECTIONS, bootstrap_test, effect_size, paired_t_te
                                            sign_test, wilcoxon_test)
 
 # %% auto #0
-__all__ = ['SAMPLE_RUN_B', 'TESTS', 'DEFAULT_TESTS', 'COMPARISON_COLUMNS', 'is_run_collection', 'RunsEvaluation', 'evaluate_runs',
-           'TestPlan', 'compare', 'per_query_table', 'plot_differences']
+__all__ = ['SAMPLE_RUN_B', 'TESTS', 'DEFAULT_TESTS', 'COMPARISON_COLUMNS', 'RunsEvaluation', 'evaluate_runs', 'TestPlan',
+           'compare', 'per_query_table', 'plot_differences']
 
 # %% ../../nbs/53_comparison.ipynb #7f1c2e90
 SAMPLE_RUN_B = Path(str(importlib.resources.files("ndcg_nb") / "data" / "sample_b.run"))
-
-def is_run_collection(runs) -> bool:
-    "True for several runs (a list or tuple of runs, or a dict of name -> run); False for one run."
-    if is_records(runs):                     # one run as a list of records (ir_measures' ScoredDoc, ...)
-        return False
-    if isinstance(runs, (list, tuple)):
-        return True
-    if isinstance(runs, dict) and runs:
-        # a single run may be a dict too, {query: {doc: score}}: its values are dicts of numbers
-        return all(isinstance(v, (str, Path)) or is_frame(v) or is_ranx(v, "run") or is_records(v) or
-                   (isinstance(v, dict) and v and all(isinstance(inner, dict) for inner in v.values()))
-                   for v in runs.values())
-    return False
 
 # %% ../../nbs/53_comparison.ipynb #22964036
 def _file_name(run, frame: pd.DataFrame, i: int) -> str:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import codecs
 import contextlib
 import functools
-import gzip
 import io
 import re
 import zlib
@@ -19,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from .deferred_imports import pandas as pd, pyarrow as pa, pyarrow_compute as pc, pyarrow_csv as pa_csv   # imported when first used
+from .deferred_imports import (is_frame, pandas as pd, pyarrow as pa, pyarrow_compute as pc,   # imported when
+                                             pyarrow_csv as pa_csv)                                         # first used
 
 from ..errors import InputError, UsageError
 
@@ -28,8 +28,8 @@ __all__ = ['MAX_LINE_BYTES', 'MAX_GZIP_RATIO', 'RATIO_FROM_BYTES', 'QRELS_DUPLIC
            'SAMPLE_RUN', 'TrecFormatError', 'short_repr', 'some_numbers', 'is_binary_file', 'source_name',
            'checked_text', 'memory_pool', 'split_lines', 'numeric_column', 'check_duplicates_rule',
            'give_back_freed_memory', 'split_file', 'read_qrels', 'read_run', 'read_qrels_and_run', 'id_categories',
-           'is_records', 'is_ranx', 'check_not_swapped', 'check_dicts_not_swapped', 'as_qrels', 'as_run',
-           'as_qrels_and_run']
+           'is_records', 'is_ranx', 'check_not_swapped', 'check_dicts_not_swapped', 'is_run_collection', 'as_qrels',
+           'as_run', 'as_qrels_and_run']
 
 # %% ../../nbs/40_runs.ipynb #9297daa9
 class TrecFormatError(InputError):
@@ -112,6 +112,7 @@ class _Counted:
 
 def _inflated(handle, source):
     "The gunzipped bytes of the open gzip file `handle`, a chunk at a time (refusing a gzip bomb)."
+    import gzip                       # only a gzipped file needs it
     inflated, compressed = 0, _Counted(handle)
     try:
         with gzip.GzipFile(fileobj=compressed, mode="rb") as inflating:
@@ -787,6 +788,20 @@ def check_dicts_not_swapped(qrels, run) -> None:
     if whole and all(whole):
         raise InputError(f"the qrels dict holds non-whole numbers ({fraction!r}) and the run dict only whole ones "
                          f"({scores[0]!r}): did you swap qrels and run? (if not, give the run's scores as floats)")
+
+# %% ../../nbs/40_runs.ipynb #80a64baf
+def is_run_collection(runs) -> bool:
+    "True for several runs (a list or tuple of runs, or a dict of name -> run); False for one run."
+    if is_records(runs):                     # one run as a list of records (ir_measures' ScoredDoc, ...)
+        return False
+    if isinstance(runs, (list, tuple)):
+        return True
+    if isinstance(runs, dict) and runs:
+        # a single run may be a dict too, {query: {doc: score}}: its values are dicts of numbers
+        return all(isinstance(v, (str, Path)) or is_frame(v) or is_ranx(v, "run") or is_records(v) or
+                   (isinstance(v, dict) and v and all(isinstance(inner, dict) for inner in v.values()))
+                   for v in runs.values())
+    return False
 
 # %% ../../nbs/40_runs.ipynb #7c75f49f
 def _tidy(data, kind: str, columns: dict[str, str], reader, duplicates: str = "error") -> pd.DataFrame:

@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import sys
 import time
@@ -114,6 +113,7 @@ def _convention_json(convention: Convention) -> dict:
 def _to_json(self, per_query: bool = False) -> str:
     """The convention, each measure's own where it differs, the providers, the aggregate and (with `per_query`) the
     per-query rows as JSON, floats at full precision."""
+    import json                       # only a caller asking for JSON needs it
     payload = {"convention": _convention_json(self.convention)}
     own = {name: _convention_json(c) for name, c in self.conventions.items() if c != self.convention}
     payload.update({"conventions": own} if own else {}, **({"providers": self.providers} if self.providers else {}))
