@@ -178,7 +178,7 @@ def _dict_lines(nested: dict) -> tuple | None:
     """The query ids, the inner dicts, each line's document id and value, and each query's number of lines of
     `{query: {doc: value}}`; None where `as_run` or `as_qrels` must read them. The document ids are not checked."""
     queries, inner = list(nested), list(nested.values())
-    if not all(type(docs) is dict for docs in inner) or not _text_keys(queries):
+    if not set(map(type, inner)) <= {dict} or not _text_keys(queries):      # the types seen, in one C loop
         return None
     docs = list(itertools.chain.from_iterable(inner))
     try:
