@@ -70,7 +70,6 @@ def _read_together(qrels, run, duplicates: str) -> tuple[Judgments, object]:
     check_dicts_not_swapped(qrels, run)
     return read_judgments(qrels, duplicates, copy=False), run     # one run scored before `evaluate` returns
 
-
 # %% ../nbs/70_evaluation.ipynb #e76a4957
 def evaluate(qrels, run, measures=("ndcg",), *, preset=None, progress=None, qrels_duplicates: str = "error",
              bounds: bool = False, no_common_query: str = "error", query_weights=None, query: str | None = None,

@@ -414,13 +414,11 @@ def _declared_entry_points():
     return importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
 
 def _load_entry_points(manager: pluggy.PluginManager, chosen: set[str] | None, where: str):
-
     "Load the chosen entry-point plugins; one that fails is recorded, warned about and skipped."
     matched = set()
     wanted = {_canonical(name) for name in chosen or ()}
     # sorted by name, so the order (and which of two claims is named first) is the same on every machine
     points = _declared_entry_points() if group_declared(ENTRY_POINT_GROUP) else ()
-
     for entry_point in sorted(points, key=lambda e: e.name):
         dist = getattr(entry_point, "dist", None)
         source = _Source(entry_point.name, dist.version if dist else None, dist.name if dist else None,

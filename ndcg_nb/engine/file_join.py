@@ -40,7 +40,6 @@ def query_codes(qrels_query: pa.ChunkedArray, run_query: pa.ChunkedArray) -> tup
     codes = np.concatenate([as_numpy(chunk.indices) for chunk in encoded.chunks])
     return place[codes], ids.take(as_arrow(order))
 
-
 # %% ../../nbs/47_file_join.ipynb #4c946395
 def sorted_pairs(codes: np.ndarray, qrels_doc: pa.ChunkedArray, run_doc: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
     """The lines of both files (qrels first) in order of query code, document id and file; and whether each sorted

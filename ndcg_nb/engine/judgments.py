@@ -10,14 +10,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from operator import attrgetter, itemgetter
 
-
 import numpy as np
 from .deferred_imports import is_arrow, pandas as pd, pyarrow as pa, pyarrow_compute as pc   # imported when first used
 
-
 from .arrow_numpy import as_arrow, as_numpy
 from ..metrics.batch import Batch, all_finite
-
 from ..plugins import BoundPolicy
 from ..errors import InputError, UsageError
 from .runs import as_qrels, check_duplicates_rule
@@ -77,7 +74,6 @@ def _line_by_doc(query: np.ndarray, doc: np.ndarray, qrels_query: np.ndarray, ju
         at = _find(query[ask] * n_docs + doc[ask], qrels_query[lines] * n_docs + judged_doc[lines])
         found[ask] = np.where(at >= 0, lines[np.maximum(at, 0)], -1)
     return found
-
 
 # %% ../../nbs/43_judgments.ipynb #017a010f
 def judged_queries(qrels: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -444,7 +440,6 @@ def _tie_order(run: np.ndarray, keys, direction: str) -> np.ndarray:
     if len(run) > SMALL_TIES and not isinstance(keys, list):
         table = pa.table({"run": as_arrow(run), "key": as_arrow(keys)})
         return as_numpy(pc.sort_indices(table, sort_keys=[("run", "ascending"), ("key", direction)]))
-
     if not isinstance(keys, list):                    # str order is UTF-8's byte order
         keys = keys.to_pylist() if isinstance(keys, (pa.Array, pa.ChunkedArray)) else keys.tolist()
     order = sorted(range(len(run)), key=keys.__getitem__, reverse=direction == "descending")   # stable, reversed too

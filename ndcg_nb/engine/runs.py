@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from .deferred_imports import (is_frame, pandas as pd, pyarrow as pa, pyarrow_compute as pc,   # imported when
-                                             pyarrow_csv as pa_csv)                                         # first used
+from .deferred_imports import is_frame, pandas as pd, pyarrow as pa   # imported when first used
+from .deferred_imports import pyarrow_compute as pc, pyarrow_csv as pa_csv
 
 from ..errors import InputError, UsageError
 
@@ -223,7 +223,6 @@ def _read_bytes(path):
     source = source_name(path)
     return _as_text(_guarded(_chunks(path, source), source), source)
 
-
 # %% ../../nbs/40_runs.ipynb #5e0d7a41
 def memory_pool():
     "pyarrow's pool over C's malloc: it keeps less memory back than arrow's default pool."
@@ -275,7 +274,6 @@ def _regular(raw: bytes, names, wanted=None, types=None) -> pa.Table | None:
         return _arrow_csv(raw, names, wanted or names, delimiter, types)
     except pa.ArrowInvalid:   # a line with more or fewer fields, or a blank line
         return None
-
 
 # %% ../../nbs/40_runs.ipynb #9dc29e11
 def _field_spans(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -597,7 +595,6 @@ def _encode_together(first: pa.ChunkedArray, second: pa.ChunkedArray) -> tuple[p
     ids = _categorical(codes[:len(first)], names)
     return ids, pd.Categorical.from_codes(codes[len(first):], dtype=ids.dtype)
 
-
 # %% ../../nbs/40_runs.ipynb #d16b2b86
 def read_qrels_and_run(qrels_path, run_path, *, duplicates: str = "error") -> tuple[pd.DataFrame, pd.DataFrame]:
     "`read_qrels(qrels_path)` and `read_run(run_path)`, their document ids coded alike (one list of categories)."
@@ -609,7 +606,6 @@ def read_qrels_and_run(qrels_path, run_path, *, duplicates: str = "error") -> tu
     del qrels, run
     give_back_freed_memory(read)
     return frames
-
 
 # %% ../../nbs/40_runs.ipynb #18b6fe3a
 SAMPLE_QRELS = Path(str(importlib.resources.files("ndcg_nb") / "data" / "sample.qrels"))
@@ -667,7 +663,6 @@ def _string_ids_together(first: list, second: list) -> tuple[pd.Categorical, pd.
         return None
     return _encode_together(first, second)
 
-
 # %% ../../nbs/40_runs.ipynb #1a8fe0b0
 def _from_dicts(qrels: dict, run: dict) -> tuple[pd.DataFrame, pd.DataFrame] | None:
     "Qrels and run from nested dicts with one list of document ids; None where `_from_dict` must judge them one by one."
@@ -678,7 +673,6 @@ def _from_dicts(qrels: dict, run: dict) -> tuple[pd.DataFrame, pd.DataFrame] | N
     if shared is None:
         return None
     return _from_dict(qrels, "relevance", "qrels", shared[0]), _from_dict(run, "score", "run", shared[1])
-
 
 # %% ../../nbs/40_runs.ipynb #9a850c98
 def _read_again(frame: pd.DataFrame, kind: str, value: str, duplicates: str) -> pd.DataFrame | None:
@@ -854,4 +848,3 @@ def as_qrels_and_run(qrels, run, *, duplicates: str = "error") -> tuple[pd.DataF
         if both is not None:
             return both
     return as_qrels(qrels, duplicates=duplicates), as_run(run)
-

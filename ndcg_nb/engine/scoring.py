@@ -104,7 +104,6 @@ def _to_trec(self, per_query: bool = False) -> str:
     lines += [f"{measure:<22s}\tall\t{value:6.4f}" for measure, value in means]   # the means: no table built
     return "\n".join(lines)
 
-
 # %% ../../nbs/44_scoring.ipynb #ev0a0002
 def _convention_json(convention: Convention) -> dict:
     "A convention's fields as JSON values (tables as lists)."

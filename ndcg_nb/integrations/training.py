@@ -16,9 +16,9 @@ import numpy as np
 from ..metrics.core import (TIE_RULES, ListPolicies, ListsToScore, policy_gains, one_ranking_serves, ndcg_ratio,
                                  check_list_weights, discount_weights, ndcg, score_depths)
 from ..metrics.batch import Batch, all_finite
-from ..metrics.segments import (code_counts, column_bits, lengths_from_offsets, list_ids, offsets_from_lengths,
-                                      positions_in_lists, prefix_sums, run_mean, segment_sum, top_columns_by_keys,
-                                      uniform_length)
+from ..metrics.segments import (code_counts, column_bits, lengths_from_offsets, list_ids, list_places,
+                                      offsets_from_lengths, positions_in_lists, prefix_sums, run_mean, segment_sum,
+                                      top_columns_by_keys, uniform_length)
 from ..errors import InputError, InputTypeError, UsageError
 from ..engine.plan import BoundConvention, apply_grade_rules, bind_convention
 from ..plugins import BoundPolicy, resolve_policy
@@ -209,7 +209,6 @@ def _sums_at_depths(gains: np.ndarray, offsets: np.ndarray, weights: np.ndarray,
         np.multiply(gains.reshape(-1, width), weights[:width], out=gains.reshape(-1, width))
     return {k: segment_sum(gains, offsets) if k is None else prefix_sums(gains, offsets, k, places) for k in depths}
 
-
 def _ideal_dcgs_counted(counts: np.ndarray, table: np.ndarray, weights: np.ndarray, depths: tuple) -> dict:
     "`{k: each group's ideal DCG}` from the counts of its grades and their gains, in blocks of groups when the ideal lists are even."
     lengths = counts[:, table >= 0].sum(axis=1)
@@ -313,9 +312,8 @@ def _depth_dcgs(ranked_gains: np.ndarray, discounts: np.ndarray, depths: tuple, 
 # %% ../../nbs/62_training.ipynb #2b3c4d21
 def _group_rows(grades: np.ndarray, offsets: np.ndarray, rows: np.ndarray, scores: np.ndarray) -> Batch:
     "The groups `rows` alone, as a batch with their scores."
-    lengths = np.diff(offsets)[rows]
-    index = np.repeat(offsets[:-1][rows], lengths) + positions_in_lists(offsets_from_lengths(lengths))
-    return Batch(grades[index], offsets_from_lengths(lengths), scores=scores[index])
+    index = list_places(offsets, rows)
+    return Batch(grades[index], offsets_from_lengths(np.diff(offsets)[rows]), scores=scores[index])
 
 # %% ../../nbs/62_training.ipynb #2b3c4d24
 def _group_mean(per_group: np.ndarray, undefined: np.ndarray, weights: np.ndarray | None,

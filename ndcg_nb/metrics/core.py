@@ -19,9 +19,10 @@ from ..policies import check_depth, cut_truncation, judged_normalization, linear
 from ..presets import AGGREGATIONS, SIGNED_ZERO_IDCG, SKIPPED_ZERO_IDCG, ZERO_IDCG_POLICIES
 from .batch import Batch, all_finite, as_batch
 from .segments import (by_row_blocks, code_counts, group_mean, length_buckets, lengths_from_offsets,
-                                      list_ids, offsets_from_lengths, padded_rows, positions_in_lists, prefix_sums, row_blocks, row_padding,
-                                      row_runs, run_mean, segment_sum, sorted_desc, take_columns, tie_runs,
-                                      top_k_and_rest, top_k_partition, top_k_stable, top_k_unstable, uniform_length)
+                                      list_ids, offsets_from_lengths, padded_rows, positions_in_lists, prefix_sums,
+                                      row_blocks, row_padding, row_runs, run_mean, segment_sum, sorted_desc,
+                                      take_columns, tie_runs, top_k_and_rest, top_k_partition, top_k_stable,
+                                      top_k_unstable, uniform_length)
 
 # %% auto #0
 __all__ = ['TIE_RULES', 'IDEAL_NEGATIVES', 'MAX_GAIN_CODES', 'SUMMARY_ROWS', 'numpy_argsort_order', 'Scores', 'ListPolicies',
@@ -263,7 +264,6 @@ def _kept_prefixes(lengths, new_lengths, offsets, new_offsets) -> tuple:
     kept = np.minimum(lengths, new_lengths)
     return (positions_in_lists(new_offsets) < np.repeat(kept, new_lengths),
             positions_in_lists(offsets) < np.repeat(kept, lengths))
-
 
 # %% ../../nbs/30_core.ipynb #e8b27b1d
 def _truncate(truncation: BoundPolicy, grades: np.ndarray, offsets: np.ndarray, k, what: str, context=None):
@@ -545,7 +545,6 @@ def _gains_of_kept(pool_gains: np.ndarray, source: np.ndarray) -> np.ndarray:
     gains[kept] = pool_gains[source[kept]]
     return gains
 
-
 # %% ../../nbs/30_core.ipynb #9f71f975
 def _fill_appended_gains(gain: BoundPolicy, max_grades, ranked: tuple, ideal: tuple):
     "Step 4c: set the gains of appended documents; `ranked` and `ideal` are (grades, gains, appended, offsets)."
@@ -670,7 +669,6 @@ def _whole_ints(values: np.ndarray) -> np.ndarray | None:
     ints = values.astype(np.int64)
     return ints if np.array_equal(ints.astype(float).view(np.int64), values.view(np.int64)) else None
 
-
 # %% ../../nbs/30_core.ipynb #a95a8a5d
 def _past_the_cut(scores: np.ndarray, gains: np.ndarray, rest: np.ndarray, rest_sorted: bool, last: np.ndarray,
                   kept: tuple):
@@ -711,7 +709,6 @@ def _tie_means_of_rows(scores: np.ndarray, gains: np.ndarray, k: int) -> np.ndar
         sizes[last_runs[rows]] += count
     return (sums / sizes)[runs].reshape(n, k)
 
-
 # %% ../../nbs/30_core.ipynb #95c456f8
 def _ideal_keys(counts: np.ndarray, low: float, depth: int) -> np.ndarray:
     """Each row's ideal as one number: after each non-negative gain, highest first, how many of the first `depth`
@@ -733,7 +730,6 @@ def _distinct(keys: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
     place[found] = np.arange(len(found))
     return found, place[keys]
 
-
 # %% ../../nbs/30_core.ipynb #29efe6fc
 def _ideal_dcgs_of_keys(keys: np.ndarray, gains: np.ndarray, depth: int, weights: np.ndarray) -> np.ndarray:
     """IDCG of each row from its `_ideal_keys` (`gains`: the non-negative gains, highest first): each distinct
@@ -744,7 +740,6 @@ def _ideal_dcgs_of_keys(keys: np.ndarray, gains: np.ndarray, depth: int, weights
     filled = found[:, None] // (depth + 1) ** np.arange(len(gains)) % (depth + 1)
     ideal = np.repeat(np.tile(gains, len(found)), np.diff(filled, axis=1, prepend=0).reshape(-1))
     return _discounted_sums(ideal, offsets_from_lengths(filled[:, -1]), weights)[place]
-
 
 # %% ../../nbs/30_core.ipynb #8c4330eb
 def _equal_rows_sums(batch: Batch, gains: np.ndarray, k, ties: str, discount: BoundPolicy):
@@ -774,7 +769,6 @@ def _equal_rows_sums(batch: Batch, gains: np.ndarray, k, ties: str, discount: Bo
         dcg = _discounted_sums(ranked, offsets, weights)
     nonnegative = low + np.arange(n_codes - 1, max(int(-low), 0) - 1, -1.0)
     return dcg, _ideal_dcgs_of_keys(keys, nonnegative, depth, weights)
-
 
 # %% ../../nbs/30_core.ipynb #6a439b3a
 def _counting_serves(p: ListPolicies) -> bool:

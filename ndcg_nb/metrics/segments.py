@@ -116,7 +116,6 @@ def top_k_stable(matrix: np.ndarray, k: int) -> np.ndarray:
     order = np.argsort(-take_columns(matrix, columns), axis=1, kind="stable")
     return take_columns(columns, order)
 
-
 # %% ../../nbs/10_segments.ipynb #89360fa9
 def top_k_unstable(matrix: np.ndarray, k: int) -> np.ndarray:
     "The columns of each row's `k` largest values, largest first; which of several equal values comes first is open.\n    `sorted_desc(stable=False)` picks with it; a tie average summed in its order keeps its bits."
@@ -137,7 +136,6 @@ def top_k_partition(matrix: np.ndarray, k: int) -> np.ndarray:
     order = np.argsort(-take_columns(matrix, columns), axis=1)
     return take_columns(columns, order)
 
-
 # %% ../../nbs/10_segments.ipynb #76d3d23a
 def top_k_and_rest(matrix: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, bool]:
     """The columns of each row's `k` largest values, largest first (the order of equal values open), and the
@@ -150,7 +148,6 @@ def top_k_and_rest(matrix: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, 
     part = np.argpartition(matrix, width - k - 1, axis=1)
     top = part[:, width - k:]
     return take_columns(top, np.argsort(take_columns(matrix, top), axis=1)[:, ::-1]), part[:, :width - k][:, ::-1], False
-
 
 # %% ../../nbs/10_segments.ipynb #61c1b211
 ROW_BLOCK = 1 << 17     # values in a block of rows: its temporaries stay small and their memory is reused
@@ -166,7 +163,6 @@ def by_row_blocks(pick, matrix: np.ndarray, k: int) -> np.ndarray:
     for rows in row_blocks(*matrix.shape):
         columns[rows] = pick(matrix[rows], k)
     return columns
-
 
 # %% ../../nbs/10_segments.ipynb #b2d7f0e2
 def column_bits(width: int) -> int:
@@ -244,7 +240,6 @@ def row_padding(offsets: np.ndarray, rows: np.ndarray) -> np.ndarray:
     "The padding of the lists `rows` as the rows of one matrix as wide as the longest: true past each list's end."
     lengths = lengths_from_offsets(offsets)[rows]
     return np.arange(int(lengths.max(initial=0))) >= lengths[:, None]
-
 
 # %% ../../nbs/10_segments.ipynb #2591dc2f
 def _windows(values: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
@@ -341,7 +336,6 @@ def row_runs(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarr
     runs = np.cumsum(new.reshape(-1)) - 1
     return runs, np.bincount(runs, weights=values.reshape(-1)), np.bincount(runs)
 
-
 # %% ../../nbs/10_segments.ipynb #9c17e983
 def group_mean(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
     "Each value replaced by the mean of its group (`groups`: ids from 0, equal ids form a group)."
@@ -355,4 +349,3 @@ def code_counts(values: np.ndarray, n_codes: int, low: int = 0) -> np.ndarray:
     n = len(values)
     keys = (values + (np.arange(n) * n_codes - low)[:, None]).reshape(-1)
     return np.bincount(keys, minlength=n * n_codes).reshape(n, n_codes)
-
