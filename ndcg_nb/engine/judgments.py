@@ -22,7 +22,7 @@ from ..metrics.core import numpy_argsort_order
 from ..metrics.trec_measures import relevance_levels
 from ..presets import CONVENTION_CHOICES, Convention, negative_grade_refused
 from .plan import RANKING_FIELDS, apply_grade_rules
-from ..metrics.segments import lengths_from_offsets, offsets_from_lengths, ranks_from_lengths, sorted_desc, tie_runs, uniform_length
+from ..metrics.segments import distinct, lengths_from_offsets, offsets_from_lengths, ranks_from_lengths, sorted_desc, tie_runs, uniform_length
 
 # %% auto #0
 __all__ = ['SMALL_SORT', 'SMALL_TIES', 'POOL_FIELDS', 'id_codes', 'id_positions', 'judged_queries', 'Judgments', 'read_judgments',
@@ -382,7 +382,7 @@ def _query_blocks(query: np.ndarray) -> np.ndarray | None:
     block_start = np.ones(n, dtype=bool)
     block_start[1:] = query[1:] != query[:-1]
     starts = np.flatnonzero(block_start)
-    return np.append(starts, n) if len(starts) == len(np.unique(query[starts])) else None
+    return np.append(starts, n) if len(starts) == len(distinct(query[starts])) else None
 
 def _blocks_in_query_order(query: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     "The permutation moving whole blocks of lines into the order of their query."

@@ -18,11 +18,11 @@ from ..policy_checks import check_finite_sums, check_normalized, check_output, c
 from ..policies import check_depth, cut_truncation, judged_normalization, linear_gain, retrieved_normalization
 from ..presets import AGGREGATIONS, SIGNED_ZERO_IDCG, SKIPPED_ZERO_IDCG, ZERO_IDCG_POLICIES
 from .batch import Batch, all_finite, as_batch
-from .segments import (by_row_blocks, code_counts, group_mean, length_buckets, lengths_from_offsets,
-                                      list_ids, offsets_from_lengths, padded_rows, positions_in_lists, prefix_sums,
-                                      row_blocks, row_padding, row_runs, run_mean, segment_sum, sorted_desc,
-                                      take_columns, tie_runs, top_k_and_rest, top_k_partition, top_k_stable,
-                                      top_k_unstable, uniform_length)
+from .segments import (by_row_blocks, code_counts, distinct, group_mean, length_buckets,
+                                      lengths_from_offsets, list_ids, offsets_from_lengths, padded_rows,
+                                      positions_in_lists, prefix_sums, row_blocks, row_padding, row_runs, run_mean,
+                                      segment_sum, sorted_desc, take_columns, tie_runs, top_k_and_rest,
+                                      top_k_partition, top_k_stable, top_k_unstable, uniform_length)
 
 # %% auto #0
 __all__ = ['TIE_RULES', 'IDEAL_NEGATIVES', 'MAX_GAIN_CODES', 'SUMMARY_ROWS', 'numpy_argsort_order', 'Scores', 'ListPolicies',
@@ -41,7 +41,7 @@ def numpy_argsort_order(scores: np.ndarray, offsets: np.ndarray, k: int | None =
     kept = lengths if k is None else np.minimum(lengths, k)
     new_offsets = offsets_from_lengths(kept)
     index = np.empty(int(kept.sum()), dtype=np.int64)
-    for length in np.unique(lengths[lengths > 0]):
+    for length in distinct(lengths[lengths > 0]):
         rows = np.flatnonzero(lengths == length)
         cells = offsets[:-1][rows, None] + np.arange(length)
         columns = np.argsort(scores[cells], axis=1)[:, ::-1][:, :kept[rows[0]]]
@@ -791,7 +791,7 @@ def _bucketed_rows_sums(batch: Batch, gains: np.ndarray, k, ties: str, discount:
     the next bucket's are made)."""
     lengths, dcg, idcg, gains = batch.lengths, np.zeros(len(batch)), np.zeros(len(batch)), np.asarray(gains)
     buckets = length_buckets(lengths)
-    for bucket in np.unique(buckets[lengths > 0]):
+    for bucket in distinct(buckets[lengths > 0]):
         rows = np.flatnonzero((buckets == bucket) & (lengths > 0))
         sums = _bucket_sums(batch, gains, rows, k, ties, discount)
         if sums is None:

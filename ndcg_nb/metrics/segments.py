@@ -9,11 +9,12 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 # %% auto #0
-__all__ = ['ROW_BLOCK', 'offsets_from_lengths', 'lengths_from_offsets', 'uniform_length', 'list_ids', 'ranks_from_lengths',
-           'positions_in_lists', 'segment_sum', 'prefix_sums', 'take_columns', 'top_k_stable', 'top_k_unstable',
-           'top_k_partition', 'top_k_and_rest', 'row_blocks', 'by_row_blocks', 'column_bits', 'score_keys',
-           'rows_to_sort_again', 'top_columns_by_keys', 'top_k_stable_short', 'length_buckets', 'list_places',
-           'row_padding', 'padded_rows', 'sorted_desc', 'tie_runs', 'run_mean', 'row_runs', 'group_mean', 'code_counts']
+__all__ = ['ROW_BLOCK', 'offsets_from_lengths', 'lengths_from_offsets', 'uniform_length', 'distinct', 'list_ids',
+           'ranks_from_lengths', 'positions_in_lists', 'segment_sum', 'prefix_sums', 'take_columns', 'top_k_stable',
+           'top_k_unstable', 'top_k_partition', 'top_k_and_rest', 'row_blocks', 'by_row_blocks', 'column_bits',
+           'score_keys', 'rows_to_sort_again', 'top_columns_by_keys', 'top_k_stable_short', 'length_buckets',
+           'list_places', 'row_padding', 'padded_rows', 'sorted_desc', 'tie_runs', 'run_mean', 'row_runs', 'group_mean',
+           'code_counts']
 
 # %% ../../nbs/10_segments.ipynb #8e1d3ddd
 def offsets_from_lengths(lengths) -> np.ndarray:
@@ -34,6 +35,13 @@ def uniform_length(offsets: np.ndarray) -> int | None:
     if len(lengths) and lengths.min() == lengths.max():
         return int(lengths[0])
     return None
+
+# %% ../../nbs/10_segments.ipynb #1cc9c6c1
+def distinct(values: np.ndarray) -> np.ndarray:
+    """The distinct integers of `values`, in increasing order: `np.unique(values)`, whose first call in a process
+    imports `numpy.ma` (12 ms) to ask whether the array is masked."""
+    ordered = np.sort(values)
+    return ordered[np.r_[True, ordered[1:] != ordered[:-1]]] if len(ordered) else ordered
 
 # %% ../../nbs/10_segments.ipynb #41be66ef
 def list_ids(offsets: np.ndarray) -> np.ndarray:
@@ -271,7 +279,7 @@ def _sorted_by_buckets(key: np.ndarray, offsets: np.ndarray, k, stable: bool) ->
     lengths = lengths_from_offsets(offsets)
     kept = lengths if k is None else np.minimum(lengths, k)
     new_offsets, index, buckets = offsets_from_lengths(kept), np.empty(int(kept.sum()), dtype=np.int64), length_buckets(lengths)
-    for bucket in np.unique(buckets[lengths > 0]):
+    for bucket in distinct(buckets[lengths > 0]):
         rows = np.flatnonzero((buckets == bucket) & (lengths > 0))
         matrix = padded_rows(key, offsets, rows)
         columns = _matrix_columns(matrix, matrix.shape[1] if k is None else min(k, matrix.shape[1]), stable)

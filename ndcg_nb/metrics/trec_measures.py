@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import UsageError
 from .batch import Batch
-from .segments import list_ids, offsets_from_lengths, positions_in_lists, segment_sum
+from .segments import distinct, list_ids, offsets_from_lengths, positions_in_lists, segment_sum
 
 # %% auto #0
 __all__ = ['NOT_IN_QRELS', 'JUDGED_NEGATIVE', 'TREC_AVERAGED_MEASURES', 'relevance_levels', 'gain_table', 'level_gains',
@@ -104,7 +104,7 @@ def ideal_lists(pool_levels: Batch, pairs=()) -> Batch:
     top = np.full(n_queries, -1, dtype=np.int64)
     np.maximum.at(top, query[levels >= 0], levels[levels >= 0])
     owner, gains = [], []
-    for width in np.unique(top + 1):
+    for width in distinct(top + 1):
         rows = np.flatnonzero(top + 1 == width)
         table_levels, table_gains = gain_table(pairs, int(width))
         walked, given = _walk(table_levels, table_gains, _judged_counts(levels, query, n_queries, top + 1, rows))
