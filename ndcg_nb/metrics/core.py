@@ -741,6 +741,19 @@ def _ideal_dcgs_of_keys(keys: np.ndarray, gains: np.ndarray, depth: int, weights
     ideal = np.repeat(np.tile(gains, len(found)), np.diff(filled, axis=1, prepend=0).reshape(-1))
     return _discounted_sums(ideal, offsets_from_lengths(filled[:, -1]), weights)[place]
 
+# %% ../../nbs/30_core.ipynb #97320277
+def _ranked_block(gains: np.ndarray, scores: np.ndarray | None, k, ties: str) -> tuple[np.ndarray, np.ndarray]:
+    """A block of rows of one length ranked by `ties` and cut at `k`: the gain at each place (under `"average"`, its
+    tie's mean) and the offsets of the rows; without scores, the rows as given."""
+    n, width = gains.shape
+    depth = width if k is None else min(k, width)
+    if scores is None or ties == "average":
+        ranked = gains[:, :depth] if scores is None else _tie_means_of_rows(scores, gains, depth)
+        return ranked.reshape(-1), np.arange(n + 1) * depth
+    signed = gains if gains.dtype in (np.float64, np.int64) else gains.astype(float)   # "worst" negates them
+    block = Batch(signed.reshape(-1), np.arange(n + 1) * width, scores=scores.reshape(-1))
+    return _rank(block, block.given, k, ties, None, detail=False)[1:]
+
 # %% ../../nbs/30_core.ipynb #8c4330eb
 def _equal_rows_sums(batch: Batch, gains: np.ndarray, k, ties: str, discount: BoundPolicy):
     """DCG and IDCG of rows of one length under the cut truncation and the judged normalization, the ideal
@@ -753,20 +766,14 @@ def _equal_rows_sums(batch: Batch, gains: np.ndarray, k, ties: str, discount: Bo
     low, n_codes = found
     weights = discount_weights(discount, depth, k)
     matrix, scores = gains.reshape(n, width), None if batch.scores is None else batch.scores.reshape(n, width)
-    averaged = scores is not None and ties == "average"
     dcg, keys = np.empty(n), np.empty(n, dtype=np.int64)
     for rows in row_blocks(n, width):
         ints = _whole_ints(matrix[rows])
         if ints is None:
             return None
         keys[rows] = _ideal_keys(code_counts(ints, n_codes, int(low)), low, depth)
-        if scores is None or averaged:
-            ranked = matrix[rows, :depth] if scores is None else _tie_means_of_rows(scores[rows], matrix[rows], depth)
-            dcg[rows] = _discounted_sums(ranked.reshape(-1), np.arange(len(ranked) + 1) * depth, weights)
-    if scores is not None and not averaged:
-        signed = gains if gains.dtype in (np.float64, np.int64) else gains.astype(float)   # "worst" negates them
-        _, ranked, offsets = _rank(batch, signed, k, ties, None, detail=False)
-        dcg = _discounted_sums(ranked, offsets, weights)
+        dcg[rows] = _discounted_sums(*_ranked_block(matrix[rows], None if scores is None else scores[rows], k, ties),
+                                     weights)
     nonnegative = low + np.arange(n_codes - 1, max(int(-low), 0) - 1, -1.0)
     return dcg, _ideal_dcgs_of_keys(keys, nonnegative, depth, weights)
 

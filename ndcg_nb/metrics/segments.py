@@ -5,11 +5,13 @@
 # %% ../../nbs/10_segments.ipynb #c6229914
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 # %% auto #0
-__all__ = ['ROW_BLOCK', 'offsets_from_lengths', 'lengths_from_offsets', 'uniform_length', 'distinct', 'list_ids',
+__all__ = ['ROW_BLOCK', 'SORTED_WHOLE', 'offsets_from_lengths', 'lengths_from_offsets', 'uniform_length', 'distinct', 'list_ids',
            'ranks_from_lengths', 'positions_in_lists', 'segment_sum', 'prefix_sums', 'take_columns', 'top_k_stable',
            'top_k_unstable', 'top_k_partition', 'top_k_and_rest', 'row_blocks', 'by_row_blocks', 'column_bits',
            'score_keys', 'rows_to_sort_again', 'top_columns_by_keys', 'top_k_stable_short', 'length_buckets',
@@ -181,6 +183,10 @@ def score_keys(scores: np.ndarray, low: int, out: np.ndarray) -> np.ndarray:
     "Keys in `out[0]` that sort as the rows of `scores` (no NaN), equal upper parts by decreasing column (the `low` bits)."
     keys, flip = out[0, :len(scores)], out[1, :len(scores)]
     np.add(scores, 0.0, out=keys.view(np.float64))
+    if keys.min(initial=0) >= 0:                     # no negative score: no bits to reverse
+        keys |= low
+        keys ^= np.arange(scores.shape[1])
+        return keys
     np.right_shift(keys, 63, out=flip)
     flip &= np.iinfo(np.int64).max & ~low          # a negative score's bits, but its sign, reversed
     flip ^= np.arange(scores.shape[1])
@@ -190,16 +196,16 @@ def score_keys(scores: np.ndarray, low: int, out: np.ndarray) -> np.ndarray:
 
 # %% ../../nbs/10_segments.ipynb #19b90e07
 def rows_to_sort_again(block: np.ndarray, keys: np.ndarray, top: np.ndarray, ranked: np.ndarray, low: int) -> np.ndarray:
-    "The rows whose first places in key order may not be in score order: different scores behind one key's upper part."
-    upper = top | low
-    same = upper[:, 1:] == upper[:, :-1]
-    merged = (same & (ranked[:, 1:] != ranked[:, :-1])).any(axis=1)
+    """The rows whose first places in key order may not be in score order: a score followed by a larger one (the two
+    share a key's upper part, so the columns ordered them), or a part at the cut that goes on past the places seen."""
     width, seen = block.shape[1], top.shape[1]
-    if 1 < seen < width:                                    # the part at the cut may go on past the last place
-        rows = np.flatnonzero(same[:, -1] & ((keys[:, width - seen - 1] | low) == upper[:, -1]))
-        n_keys = ((keys[rows] | low) == upper[rows, -1:]).sum(axis=1)
-        merged[rows] |= n_keys != (block[rows] == ranked[rows, -1:]).sum(axis=1)
-    return np.flatnonzero(merged)
+    rows = np.flatnonzero(ranked[:, 1:] > ranked[:, :-1]) // max(seen - 1, 1)   # few: ranked rows rarely rise
+    if 1 < seen < width:
+        last = top[:, -1] | low
+        going_on = np.flatnonzero(((top[:, -2] | low) == last) & ((keys[:, width - seen - 1] | low) == last))
+        n_keys = ((keys[going_on] | low) == last[going_on, None]).sum(axis=1)
+        rows = np.r_[rows, going_on[n_keys != (block[going_on] == ranked[going_on, -1:]).sum(axis=1)]]
+    return distinct(rows)
 
 def top_columns_by_keys(block: np.ndarray, keep: int, low: int, buffers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     "The columns of each row's `keep` best scores in a stable sort's order (keys sorted in `buffers`), and those scores."
@@ -227,7 +233,7 @@ def top_k_stable_short(matrix: np.ndarray, k: int) -> np.ndarray:
     buffers = np.empty((2, len(range(n)[blocks[0]]), width), dtype=np.int64)   # as many rows as the first block
     for rows in blocks:
         block = matrix[rows]
-        if np.isnan(block).any():
+        if np.isnan(block.max()):                    # NaN: only argsort has a place for it
             columns[rows] = np.argsort(-block, axis=1, kind="stable")[:, :k]
         else:
             columns[rows] = top_columns_by_keys(block, k, low, buffers)[0]
@@ -288,9 +294,11 @@ def _sorted_by_buckets(key: np.ndarray, offsets: np.ndarray, k, stable: bool) ->
     return index, new_offsets
 
 # %% ../../nbs/10_segments.ipynb #6caf5969
+SORTED_WHOLE = 512    # rows up to this long are ranked stably by sorting their integer keys whole
+
 def _matrix_columns(matrix: np.ndarray, keep: int, stable: bool) -> np.ndarray:
     "The columns of each row's `keep` largest values, largest first, block by block (see `sorted_desc`)."
-    if stable and matrix.shape[1] <= max(2 * keep, 32):   # short rows: sort them whole
+    if stable and matrix.shape[1] <= max(2 * keep, SORTED_WHOLE):
         return top_k_stable_short(matrix, keep)
     if keep == matrix.shape[1]:
         return by_row_blocks(lambda m, k: np.argsort(-m, axis=1)[:, :k], matrix, keep)
@@ -352,8 +360,18 @@ def group_mean(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
     return (sums / np.maximum(counts, 1))[groups]
 
 # %% ../../nbs/10_segments.ipynb #4a965b31
+@functools.lru_cache(maxsize=4)
+def _row_bases(n: int, width: int, n_codes: int, low: int) -> np.ndarray:
+    "For each element of `n` rows of `width`, where its row's counts start in `code_counts`' bincount (made once per shape)."
+    bases = np.repeat(np.arange(n) * n_codes - low, width)
+    bases.flags.writeable = False
+    return bases
+
 def code_counts(values: np.ndarray, n_codes: int, low: int = 0) -> np.ndarray:
     "How many elements of each row of `values` (whole numbers `low .. low + n_codes - 1`) hold each value: one bincount."
     n = len(values)
-    keys = (values + (np.arange(n) * n_codes - low)[:, None]).reshape(-1)
+    if values.size <= ROW_BLOCK:            # a block of rows: the next block has the same shape and bases
+        keys = values.reshape(-1) + _row_bases(n, values.shape[1], n_codes, low)
+    else:
+        keys = (values + (np.arange(n) * n_codes - low)[:, None]).reshape(-1)
     return np.bincount(keys, minlength=n * n_codes).reshape(n, n_codes)
