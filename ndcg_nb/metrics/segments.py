@@ -13,8 +13,8 @@ from numpy.lib.stride_tricks import sliding_window_view
 # %% auto #0
 __all__ = ['ROW_BLOCK', 'SORTED_WHOLE', 'offsets_from_lengths', 'lengths_from_offsets', 'uniform_length', 'distinct', 'list_ids',
            'ranks_from_lengths', 'positions_in_lists', 'segment_sum', 'prefix_sums', 'take_columns', 'top_k_stable',
-           'top_k_unstable', 'top_k_partition', 'top_k_and_rest', 'row_blocks', 'by_row_blocks', 'column_bits',
-           'score_keys', 'rows_to_sort_again', 'top_columns_by_keys', 'top_k_stable_short', 'length_buckets',
+           'top_k_unstable', 'top_k_partition', 'row_blocks', 'by_row_blocks', 'column_bits', 'score_keys',
+           'rows_to_sort_again', 'top_columns_by_keys', 'top_k_stable_short', 'top_k_and_rest', 'length_buckets',
            'list_places', 'row_padding', 'padded_rows', 'sorted_desc', 'tie_runs', 'run_mean', 'row_runs', 'group_mean',
            'code_counts']
 
@@ -146,19 +146,6 @@ def top_k_partition(matrix: np.ndarray, k: int) -> np.ndarray:
     order = np.argsort(-take_columns(matrix, columns), axis=1)
     return take_columns(columns, order)
 
-# %% ../../nbs/10_segments.ipynb #76d3d23a
-def top_k_and_rest(matrix: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, bool]:
-    """The columns of each row's `k` largest values, largest first (the order of equal values open), and the
-    columns of the rest, the largest of them first; whether the rest is sorted all the way down (short rows,
-    sorted whole) or only its first is in place (long rows, partitioned)."""
-    width = matrix.shape[1]
-    if k >= width or width <= 4 * k:       # NumPy's vectorized full sort costs about as much as a partition here
-        order = np.argsort(matrix, axis=1)
-        return order[:, width - k:][:, ::-1], order[:, :width - k][:, ::-1], True
-    part = np.argpartition(matrix, width - k - 1, axis=1)
-    top = part[:, width - k:]
-    return take_columns(top, np.argsort(take_columns(matrix, top), axis=1)[:, ::-1]), part[:, :width - k][:, ::-1], False
-
 # %% ../../nbs/10_segments.ipynb #61c1b211
 ROW_BLOCK = 1 << 17     # values in a block of rows: its temporaries stay small and their memory is reused
 
@@ -175,6 +162,8 @@ def by_row_blocks(pick, matrix: np.ndarray, k: int) -> np.ndarray:
     return columns
 
 # %% ../../nbs/10_segments.ipynb #b2d7f0e2
+SORTED_WHOLE = 512    # rows up to this long are ranked by sorting their integer keys whole
+
 def column_bits(width: int) -> int:
     "The mask of the lowest bits of a key that hold a column of rows `width` long."
     return (1 << max(width - 1, 0).bit_length()) - 1
@@ -239,6 +228,35 @@ def top_k_stable_short(matrix: np.ndarray, k: int) -> np.ndarray:
             columns[rows] = top_columns_by_keys(block, k, low, buffers)[0]
     return columns
 
+# %% ../../nbs/10_segments.ipynb #76d3d23a
+def _whole_rows_by_keys(matrix: np.ndarray, k: int) -> np.ndarray:
+    "Each row's columns, largest value first, by its sorted integer keys; rows whose first `k + 1` may be out of order sorted again."
+    n, width = matrix.shape
+    low, seen = column_bits(width), min(k + 1, width)
+    keys = score_keys(matrix, low, np.empty((2, n, width), dtype=np.int64))
+    keys.sort(axis=1)
+    order = np.bitwise_and(keys, low)[:, ::-1]                  # made in key order, read backwards
+    order ^= low
+    again = rows_to_sort_again(matrix, keys, keys[:, width - seen:][:, ::-1], take_columns(matrix, order[:, :seen]), low)
+    if len(again):
+        order[again] = np.argsort(-matrix[again], axis=1, kind="stable")
+    return order
+
+def top_k_and_rest(matrix: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, bool]:
+    """The columns of each row's `k` largest values, largest first (the order of equal values open), and the
+    columns of the rest, the largest of them first; whether the rest is in order (short rows, sorted whole) or
+    only its first is in place (long rows, partitioned)."""
+    width = matrix.shape[1]
+    if width <= SORTED_WHOLE and len(matrix) and not np.isnan(matrix.max()):
+        order = _whole_rows_by_keys(matrix, k)
+        return order[:, :k], order[:, k:], True
+    if k >= width or width <= 4 * k:       # NumPy's vectorized full sort costs about as much as a partition here
+        order = np.argsort(matrix, axis=1)
+        return order[:, width - k:][:, ::-1], order[:, :width - k][:, ::-1], True
+    part = np.argpartition(matrix, width - k - 1, axis=1)
+    top = part[:, width - k:]
+    return take_columns(top, np.argsort(take_columns(matrix, top), axis=1)[:, ::-1]), part[:, :width - k][:, ::-1], False
+
 # %% ../../nbs/10_segments.ipynb #bk0a0002
 def length_buckets(lengths: np.ndarray) -> np.ndarray:
     "Each list's bucket: lists of `2**(b-1) + 1` to `2**b` documents share bucket `b`."
@@ -294,8 +312,6 @@ def _sorted_by_buckets(key: np.ndarray, offsets: np.ndarray, k, stable: bool) ->
     return index, new_offsets
 
 # %% ../../nbs/10_segments.ipynb #6caf5969
-SORTED_WHOLE = 512    # rows up to this long are ranked stably by sorting their integer keys whole
-
 def _matrix_columns(matrix: np.ndarray, keep: int, stable: bool) -> np.ndarray:
     "The columns of each row's `keep` largest values, largest first, block by block (see `sorted_desc`)."
     if stable and matrix.shape[1] <= max(2 * keep, SORTED_WHOLE):
