@@ -230,14 +230,16 @@ def top_k_stable_short(matrix: np.ndarray, k: int) -> np.ndarray:
 
 # %% ../../nbs/10_segments.ipynb #76d3d23a
 def _whole_rows_by_keys(matrix: np.ndarray, k: int) -> np.ndarray:
-    "Each row's columns, largest value first, by its sorted integer keys; rows whose first `k + 1` may be out of order sorted again."
+    """Each row's columns, largest value first, by its sorted integer keys; a row whose first `k + 1` places may be
+    out of order is sorted again."""
     n, width = matrix.shape
     low, seen = column_bits(width), min(k + 1, width)
     keys = score_keys(matrix, low, np.empty((2, n, width), dtype=np.int64))
     keys.sort(axis=1)
     order = np.bitwise_and(keys, low)[:, ::-1]                  # made in key order, read backwards
     order ^= low
-    again = rows_to_sort_again(matrix, keys, keys[:, width - seen:][:, ::-1], take_columns(matrix, order[:, :seen]), low)
+    top = keys[:, width - seen:][:, ::-1]
+    again = rows_to_sort_again(matrix, keys, top, take_columns(matrix, order[:, :seen]), low)
     if len(again):
         order[again] = np.argsort(-matrix[again], axis=1, kind="stable")
     return order
@@ -378,7 +380,7 @@ def group_mean(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
 # %% ../../nbs/10_segments.ipynb #4a965b31
 @functools.lru_cache(maxsize=4)
 def _row_bases(n: int, width: int, n_codes: int, low: int) -> np.ndarray:
-    "For each element of `n` rows of `width`, where its row's counts start in `code_counts`' bincount (made once per shape)."
+    "Where the bins of each element's row start, for `n` rows of `width` (`code_counts`' bincount; made once per shape)."
     bases = np.repeat(np.arange(n) * n_codes - low, width)
     bases.flags.writeable = False
     return bases
