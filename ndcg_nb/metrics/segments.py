@@ -196,16 +196,21 @@ def rows_to_sort_again(block: np.ndarray, keys: np.ndarray, top: np.ndarray, ran
         rows = np.r_[rows, going_on[n_keys != (block[going_on] == ranked[going_on, -1:]).sum(axis=1)]]
     return distinct(rows)
 
-def top_columns_by_keys(block: np.ndarray, keep: int, low: int, buffers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    "The columns of each row's `keep` best scores in a stable sort's order (keys sorted in `buffers`), and those scores."
+def _keyed_order(block: np.ndarray, places: int, seen: int, low: int, buffers: np.ndarray) -> tuple:
+    """Each row's first `places` columns in decreasing key order (keys sorted in `buffers`), the scores of its first
+    `seen`, and the rows whose first `seen` places may not be in score order."""
     width = block.shape[1]
-    seen = min(keep + 1, width)     # one place past the cut shows whether a part of one key goes on past it
     keys = score_keys(block, low, buffers)
     keys.sort(axis=1)
-    top = keys[:, width - seen:][:, ::-1]
-    columns = (top & low) ^ low
-    ranked = take_columns(block, columns)
-    again = rows_to_sort_again(block, keys, top, ranked, low)
+    order = np.bitwise_and(keys[:, width - places:], low)[:, ::-1]      # made in key order, read backwards
+    order ^= low
+    ranked = take_columns(block, order[:, :seen])
+    return order, ranked, rows_to_sort_again(block, keys, keys[:, width - seen:][:, ::-1], ranked, low)
+
+def top_columns_by_keys(block: np.ndarray, keep: int, low: int, buffers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    "The columns of each row's `keep` best scores in a stable sort's order (keys sorted in `buffers`), and those scores."
+    seen = min(keep + 1, block.shape[1])     # one place past the cut shows whether a part of one key goes on past it
+    columns, ranked, again = _keyed_order(block, seen, seen, low, buffers)
     if len(again):
         columns[again] = np.argsort(-block[again], axis=1, kind="stable")[:, :seen]
         ranked[again] = take_columns(block[again], columns[again])
@@ -232,14 +237,9 @@ def top_k_stable_short(matrix: np.ndarray, k: int) -> np.ndarray:
 def _whole_rows_by_keys(matrix: np.ndarray, k: int) -> np.ndarray:
     """Each row's columns, largest value first, by its sorted integer keys; a row whose first `k + 1` places may be
     out of order is sorted again."""
-    n, width = matrix.shape
-    low, seen = column_bits(width), min(k + 1, width)
-    keys = score_keys(matrix, low, np.empty((2, n, width), dtype=np.int64))
-    keys.sort(axis=1)
-    order = np.bitwise_and(keys, low)[:, ::-1]                  # made in key order, read backwards
-    order ^= low
-    top = keys[:, width - seen:][:, ::-1]
-    again = rows_to_sort_again(matrix, keys, top, take_columns(matrix, order[:, :seen]), low)
+    width = matrix.shape[1]
+    buffers = np.empty((2, *matrix.shape), dtype=np.int64)
+    order, _, again = _keyed_order(matrix, width, min(k + 1, width), column_bits(width), buffers)
     if len(again):
         order[again] = np.argsort(-matrix[again], axis=1, kind="stable")
     return order
