@@ -13,7 +13,7 @@ from operator import attrgetter, itemgetter
 import numpy as np
 from .deferred_imports import is_arrow, pandas as pd, pyarrow as pa, pyarrow_compute as pc   # imported when first used
 
-from .arrow_numpy import as_arrow, as_numpy
+from .arrow_numpy import as_arrow, as_numpy, text_as_arrow
 from ..metrics.batch import Batch, all_finite
 from ..plugins import BoundPolicy
 from ..errors import InputError, UsageError
@@ -325,10 +325,14 @@ def join_run(run, judgments: Judgments, convention: Convention) -> JoinedRun:
 # %% ../../nbs/43_judgments.ipynb #md0a0002
 _NOTHING_JUDGED = {}
 
+def _picked(items: list, at: np.ndarray) -> list:
+    "The items at the positions `at`, in that order, picked in one C loop."
+    where = at.tolist()
+    return list(itemgetter(*where)(items)) if len(where) > 1 else [items[i] for i in where]
+
 def _kept(items: list, keep: np.ndarray) -> list:
     "The items where `keep` is true, picked by position (several times faster than `itertools.compress` over a mask)."
-    where = np.flatnonzero(keep).tolist()
-    return list(itemgetter(*where)(items)) if len(where) > 1 else [items[i] for i in where]
+    return _picked(items, np.flatnonzero(keep))
 
 def _looked_up(queries: list, lengths: np.ndarray, docs: list, grade_of: dict) -> np.ndarray:
     "Each line's grade in the dict of its query's judged documents (`lengths[i]` lines to `queries[i]`), NaN where it has none."
@@ -424,19 +428,26 @@ def _line_names(joined: JoinedRun, rows: np.ndarray) -> pa.Array | np.ndarray | 
     Arrow text, or (a run read from dicts) as the `str` it was given."""
     if joined.doc_order is not None:
         return joined.doc_order[rows]
-    if isinstance(joined.doc_names, list):            # a run read from dicts: each line's id, sorted by Python
-        return [joined.doc_names[i] for i in joined.doc[rows].tolist()]
+    if isinstance(joined.doc_names, list):            # a run read from dicts: each line's id, as the `str` given
+        return _picked(joined.doc_names, joined.doc[rows])
     if is_arrow(joined.doc_names):                    # two files read together: each line's id, as read
         return joined.doc_names.take(as_arrow(joined.doc[rows]))
     if isinstance(joined.doc_names, np.ndarray):
         return pa.array(joined.doc_names[joined.doc[rows]], type=pa.large_string())
     return _arrow_strings(joined.doc_names).take(joined.doc[rows])
 
+def _arrow_or_list(texts: list) -> pa.Array | list:
+    "`texts` as Arrow text, or as they are where UTF-8 cannot hold one of them."
+    arrow = text_as_arrow(texts)
+    return texts if arrow is None else arrow
+
 SMALL_TIES = 64   # up to this many tied lines are ordered by Python's sort; more, by one Arrow sort
 
 def _tie_order(run: np.ndarray, keys, direction: str) -> np.ndarray:
-    """The stable order of tied lines by their run of ties, then by `keys` (Arrow text, numbers, or a list of `str`,
-    which Python sorts as they are) in `direction`."""
+    """The stable order of tied lines by their run of ties, then by `keys` (Arrow text, numbers, or a list of `str`:
+    made Arrow text, or sorted by Python where one holds a lone surrogate) in `direction`."""
+    if len(run) > SMALL_TIES and isinstance(keys, list):
+        keys = _arrow_or_list(keys)
     if len(run) > SMALL_TIES and not isinstance(keys, list):
         table = pa.table({"run": as_arrow(run), "key": as_arrow(keys)})
         return as_numpy(pc.sort_indices(table, sort_keys=[("run", "ascending"), ("key", direction)]))

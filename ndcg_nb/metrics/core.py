@@ -20,7 +20,7 @@ from ..presets import AGGREGATIONS, SIGNED_ZERO_IDCG, SKIPPED_ZERO_IDCG, ZERO_ID
 from .batch import Batch, all_finite, as_batch
 from .segments import (by_row_blocks, code_counts, distinct, group_mean, length_buckets,
                                       lengths_from_offsets, list_ids, offsets_from_lengths, padded_rows,
-                                      positions_in_lists, prefix_sums, row_blocks, row_padding, row_runs, run_mean,
+                                      positions_in_lists, row_blocks, row_padding, row_runs, run_mean,
                                       segment_sum, sorted_desc, take_columns, tie_runs, top_k_and_rest,
                                       top_k_partition, top_k_stable, top_k_unstable, uniform_length)
 
@@ -899,6 +899,19 @@ def one_ranking_serves(p: ListPolicies, own_pool: bool) -> bool:
     return (p.truncation.policy.function is cut_truncation and not p.truncation.params and usual
             and not p.gain.context and not p.discount.context and not p.normalization.params)
 
+# %% ../../nbs/30_core.ipynb #e5f4fa0f
+def _discounted_prefix(gains: np.ndarray, offsets: np.ndarray, weights: np.ndarray, k: int) -> np.ndarray:
+    """The sum of each list's first `k` gains, each times the weight of its rank: what `prefix_sums` gives of the
+    discounted gains, with only the first `k` of each list discounted."""
+    width = uniform_length(offsets)
+    if width is not None and width > k:               # rows of a matrix: its first k columns
+        with np.errstate(over="ignore"):
+            return (gains.reshape(-1, width)[:, :k] * weights[:k]).sum(axis=1)
+    positions = positions_in_lists(offsets)
+    within = positions < k
+    cut_offsets = offsets_from_lengths(np.minimum(lengths_from_offsets(offsets), k))
+    return segment_sum(gains[within] * weights[positions[within]], cut_offsets)
+
 # %% ../../nbs/30_core.ipynb #39c46143
 def _depths_from_one_ranking(full: Scores, depths, cut=None) -> dict:
     """`{k: Scores}` read from the sums of the whole lists (`k=None`), or of the lists cut at `cut`, for the usual
@@ -908,14 +921,11 @@ def _depths_from_one_ranking(full: Scores, depths, cut=None) -> dict:
         out[k] = Scores(full.dcg, full.idcg, zeros, full.idcg)
     if len(out) == len(set(depths)):
         return out
-    positions, ideal_positions = positions_in_lists(full.offsets), positions_in_lists(full.ideal_offsets)
-    discounted = full.gains * full.weights[positions] if len(full.gains) else full.gains
-    ideal_discounted = full.ideal_gains * full.weights[ideal_positions] if len(full.ideal_gains) else full.ideal_gains
     for k in depths:
         if k is None or k == cut:
             continue
-        idcg = prefix_sums(ideal_discounted, full.ideal_offsets, k, ideal_positions)
-        out[k] = Scores(prefix_sums(discounted, full.offsets, k, positions), idcg, zeros, idcg)
+        idcg = _discounted_prefix(full.ideal_gains, full.ideal_offsets, full.weights, k)
+        out[k] = Scores(_discounted_prefix(full.gains, full.offsets, full.weights, k), idcg, zeros, idcg)
     return out
 
 # %% ../../nbs/30_core.ipynb #sd0a0001
