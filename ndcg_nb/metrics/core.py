@@ -529,8 +529,11 @@ def _ranked(lists: ListsToScore, batch_gains, p: ListPolicies, k, detail: bool):
     ranked_context = _truncation_context(p.truncation, lists.context, index, batch.scores, ideal=False)
     grades, offsets, retained, kept_in = _truncate(p.truncation, batch.grades[index], ranked_offsets, k, "ranked list",
                                                    ranked_context)
+    place = index - np.repeat(batch.offsets[:-1], lengths_from_offsets(ranked_offsets))   # in its input list
+    if isinstance(retained, slice):                    # every document kept where it was ranked, none appended
+        return grades, ranked_gains.copy() if ranked_gains is batch_gains else ranked_gains, place, offsets
     source = np.full(len(grades), -1, dtype=np.int64)
-    source[retained] = (index - batch.offsets[list_ids(ranked_offsets)])[kept_in]
+    source[retained] = place[kept_in]
     gains = np.empty(len(grades))
     gains[retained] = ranked_gains[kept_in]
     return grades, gains, source, offsets
