@@ -25,10 +25,10 @@ from .plan import RANKING_FIELDS, apply_grade_rules
 from ..metrics.segments import distinct, lengths_from_offsets, offsets_from_lengths, ranks_from_lengths, sorted_desc, tie_runs, uniform_length
 
 # %% auto #0
-__all__ = ['SMALL_SORT', 'SMALL_TIES', 'POOL_FIELDS', 'id_codes', 'id_positions', 'judged_queries', 'Judgments', 'read_judgments',
-           'MatchedRun', 'JoinedRun', 'match_run', 'judged_grades', 'refuse_negative_judgments', 'join_run',
-           'match_dict_run', 'rank_order', 'ranked_batch', 'pool_order', 'judged_pool', 'line_levels', 'policy_context',
-           'no_common_query_message']
+__all__ = ['SMALL_SORT', 'SMALL_TIES', 'MANY_TEXT_TIES', 'POOL_FIELDS', 'id_codes', 'id_positions', 'judged_queries', 'Judgments',
+           'read_judgments', 'MatchedRun', 'JoinedRun', 'match_run', 'judged_grades', 'refuse_negative_judgments',
+           'join_run', 'match_dict_run', 'rank_order', 'ranked_batch', 'pool_order', 'judged_pool', 'line_levels',
+           'policy_context', 'no_common_query_message']
 
 # %% ../../nbs/43_judgments.ipynb #3c51ad4e
 def id_codes(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
@@ -442,11 +442,13 @@ def _arrow_or_list(texts: list) -> pa.Array | list:
     return texts if arrow is None else arrow
 
 SMALL_TIES = 64   # up to this many tied lines are ordered by Python's sort; more, by one Arrow sort
+MANY_TEXT_TIES = 1 << 17   # ids given as `str` (dicts) go to Arrow from this many tied lines: below, Python's sort
+                           # costs less than importing pyarrow and building its text
 
 def _tie_order(run: np.ndarray, keys, direction: str) -> np.ndarray:
     """The stable order of tied lines by their run of ties, then by `keys` (Arrow text, numbers, or a list of `str`:
     made Arrow text, or sorted by Python where one holds a lone surrogate) in `direction`."""
-    if len(run) > SMALL_TIES and isinstance(keys, list):
+    if len(run) >= MANY_TEXT_TIES and isinstance(keys, list):
         keys = _arrow_or_list(keys)
     if len(run) > SMALL_TIES and not isinstance(keys, list):
         table = pa.table({"run": as_arrow(run), "key": as_arrow(keys)})

@@ -907,9 +907,9 @@ def _discounted_prefix(gains: np.ndarray, offsets: np.ndarray, weights: np.ndarr
     """The sum of each list's first `k` gains, each times the weight of its rank: what `prefix_sums` gives of the
     discounted gains, with only the first `k` of each list discounted."""
     width = uniform_length(offsets)
-    if width is not None and width > k:               # rows of a matrix: its first k columns
+    if width:                                         # rows of a matrix: its first k columns
         with np.errstate(over="ignore"):
-            return (gains.reshape(-1, width)[:, :k] * weights[:k]).sum(axis=1)
+            return (gains.reshape(-1, width)[:, :k] * weights[:min(k, width)]).sum(axis=1)
     positions = positions_in_lists(offsets)
     within = positions < k
     cut_offsets = offsets_from_lengths(np.minimum(lengths_from_offsets(offsets), k))
