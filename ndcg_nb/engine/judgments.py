@@ -446,8 +446,9 @@ MANY_TEXT_TIES = 1 << 17   # ids given as `str` (dicts) go to Arrow from this ma
                            # costs less than importing pyarrow and building its text
 
 def _tie_order(run: np.ndarray, keys, direction: str) -> np.ndarray:
-    """The stable order of tied lines by their run of ties, then by `keys` (Arrow text, numbers, or a list of `str`:
-    made Arrow text, or sorted by Python where one holds a lone surrogate) in `direction`."""
+    """The stable order of tied lines by their run of ties, then by `keys` (Arrow text, numbers, or a list of `str`,
+    sorted by Python, or from `MANY_TEXT_TIES` lines on made Arrow text unless one holds a lone surrogate) in
+    `direction`."""
     if len(run) >= MANY_TEXT_TIES and isinstance(keys, list):
         keys = _arrow_or_list(keys)
     if len(run) > SMALL_TIES and not isinstance(keys, list):

@@ -531,7 +531,8 @@ def _ranked(lists: ListsToScore, batch_gains, p: ListPolicies, k, detail: bool):
                                                    ranked_context)
     place = index - np.repeat(batch.offsets[:-1], lengths_from_offsets(ranked_offsets))   # in its input list
     if isinstance(retained, slice):                    # every document kept where it was ranked, none appended
-        return grades, ranked_gains.copy() if ranked_gains is batch_gains else ranked_gains, place, offsets
+        own_gains = ranked_gains.copy() if ranked_gains is batch_gains else ranked_gains   # unranked: not the input's
+        return grades, own_gains, place, offsets
     source = np.full(len(grades), -1, dtype=np.int64)
     source[retained] = place[kept_in]
     gains = np.empty(len(grades))
