@@ -904,14 +904,16 @@ def one_ranking_serves(p: ListPolicies, own_pool: bool) -> bool:
             and not p.gain.context and not p.discount.context and not p.normalization.params)
 
 # %% ../../nbs/30_core.ipynb #e5f4fa0f
-def _discounted_prefix(gains: np.ndarray, offsets: np.ndarray, weights: np.ndarray, k: int) -> np.ndarray:
+def _discounted_prefix(gains: np.ndarray, offsets: np.ndarray, weights: np.ndarray, k: int,
+                       positions: np.ndarray | None = None) -> np.ndarray:
     """The sum of each list's first `k` gains, each times the weight of its rank: what `prefix_sums` gives of the
-    discounted gains, with only the first `k` of each list discounted."""
+    discounted gains, with only the first `k` of each list discounted (`positions`: `positions_in_lists(offsets)`,
+    where the caller has it)."""
     width = uniform_length(offsets)
     if width:                                         # rows of a matrix: its first k columns
         with np.errstate(over="ignore"):
             return (gains.reshape(-1, width)[:, :k] * weights[:min(k, width)]).sum(axis=1)
-    positions = positions_in_lists(offsets)
+    positions = positions_in_lists(offsets) if positions is None else positions
     within = positions < k
     cut_offsets = offsets_from_lengths(np.minimum(lengths_from_offsets(offsets), k))
     return segment_sum(gains[within] * weights[positions[within]], cut_offsets)
@@ -925,11 +927,12 @@ def _depths_from_one_ranking(full: Scores, depths, cut=None) -> dict:
         out[k] = Scores(full.dcg, full.idcg, zeros, full.idcg)
     if len(out) == len(set(depths)):
         return out
-    for k in depths:
+    ranks = [None if uniform_length(o) else positions_in_lists(o) for o in (full.offsets, full.ideal_offsets)]
+    for k in depths:                                    # ranks made once for every depth (not for lists of one length)
         if k is None or k == cut:
             continue
-        idcg = _discounted_prefix(full.ideal_gains, full.ideal_offsets, full.weights, k)
-        out[k] = Scores(_discounted_prefix(full.gains, full.offsets, full.weights, k), idcg, zeros, idcg)
+        idcg = _discounted_prefix(full.ideal_gains, full.ideal_offsets, full.weights, k, ranks[1])
+        out[k] = Scores(_discounted_prefix(full.gains, full.offsets, full.weights, k, ranks[0]), idcg, zeros, idcg)
     return out
 
 # %% ../../nbs/30_core.ipynb #sd0a0001
