@@ -2,16 +2,19 @@
 matched through one dictionary of document ids): the same per-query values, bit for bit, on trec_eval's test
 collection and on generated files built to stress the sort (ids shared by queries, ids that sort differently as
 text and as numbers, non-ASCII ids, tied scores, queries on one side only, files not grouped by query, gzip);
-and the same errors and duplicates rules where the general path must read the files."""
+and the same errors and duplicates rules where the general path must read the files. The sort cut in two halves,
+one per core (`sorted_halves`), is held to the same values, forced on files of any size."""
 import gzip
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from ndcg_nb.engine.evaluator import Evaluator
-from ndcg_nb.engine.file_join import match_files
+from ndcg_nb.engine import file_join
+from ndcg_nb.engine.file_join import match_files, query_halves, sorted_halves, sorted_pairs
 from ndcg_nb.engine.judgments import Judgments
 from ndcg_nb.engine.plan import Plan
 from ndcg_nb.engine.runs import as_qrels_and_run
@@ -114,3 +117,66 @@ def test_no_common_query(tmp_path):
     qrels_frame, run_frame = as_qrels_and_run(qrels, run)
     general = Evaluator.of(Plan.make(["ndcg"]), Judgments.of(qrels_frame)).evaluate(run_frame, no_common_query="score")
     assert evaluate(qrels, run, no_common_query="score").per_query.equals(general.per_query)
+
+
+@pytest.fixture
+def cut_in_halves(monkeypatch):
+    "The join's sort cut in two whatever the files' size and the machine's cores; the cuts made, listed."
+    cuts = []
+    monkeypatch.setattr(file_join, "SPLIT_SORT_FROM", 0)
+    monkeypatch.setattr(file_join, "cores_available", lambda: 2)
+    monkeypatch.setattr(file_join, "sorted_halves", lambda *args: cuts.append(args[-1]) or sorted_halves(*args))
+    return cuts
+
+
+@pytest.mark.parametrize("qrels, run, cut", [("qrels.test", "results.test", True),
+                                             ("qrels.rel_level", "results.test", True),
+                                             ("qrels.comment.test", "results.comment.test", False),
+                                             ("qrels.test", "results.trunc", False)])
+@pytest.mark.parametrize("options", CONVENTIONS, ids=str)
+def test_halves_on_trec_eval_collection(cut_in_halves, qrels, run, cut, options):
+    "Cut where both files list the queries in one order, each query's lines together; the same values either way."
+    assert_same(TEST / qrels, TEST / run, **options)
+    assert bool(cut_in_halves) == cut   # the comment files list their queries in different orders; trunc mixes them
+
+
+@pytest.mark.parametrize("seed, shuffle", [(s, s % 2 == 1) for s in range(8)])
+def test_halves_on_generated_files(tmp_path, cut_in_halves, seed, shuffle):
+    qrels, run = generated(tmp_path, seed, shuffle)
+    for options in CONVENTIONS:
+        assert_same(qrels, run, **options)
+    assert bool(cut_in_halves) != shuffle, "cut where each file lists a query's lines together, not where shuffled"
+
+
+def grouped_codes(rng, n_queries: int, same_order: bool) -> tuple[np.ndarray, int, list, list]:
+    """Query codes of a qrels file and a run that list each query's lines together, the run's queries (some of the
+    judged ones) in the qrels' order or in one of their own; and their documents' ids."""
+    qrels_queries = rng.permutation(n_queries)
+    run_queries = qrels_queries[np.sort(rng.choice(n_queries, size=max(1, n_queries - 2), replace=False))]
+    run_queries = run_queries if same_order else rng.permutation(run_queries)
+    qrels = np.repeat(qrels_queries, rng.integers(1, 6, n_queries))
+    run = np.repeat(run_queries, rng.integers(1, 6, len(run_queries)))
+    qrels_docs = [f"d{int(d)}" for d in rng.integers(0, 8, len(qrels))]
+    run_docs = [f"d{int(d)}" for d in rng.integers(0, 8, len(run))]
+    return np.concatenate([qrels, run]), len(qrels), qrels_docs, run_docs
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_halves_order_each_query_as_the_single_sort(seed):
+    "Halves and the single sort: each query's lines in the same order, the same pairs; where a cut exists."
+    rng = np.random.default_rng(seed)
+    codes, n_qrels, qrels_docs, run_docs = grouped_codes(rng, int(rng.integers(2, 9)), same_order=seed % 4 != 0)
+    qrels_doc, run_doc = pa.chunked_array([pa.array(qrels_docs)]), pa.chunked_array([pa.array(run_docs)])
+    cut = query_halves(codes, n_qrels)
+    whole, whole_same = sorted_pairs(codes, qrels_doc, run_doc)
+    if cut is None:
+        assert seed % 4 == 0, "files that list their queries in one order can be cut"
+        return
+    first = np.isin(codes, np.concatenate([codes[:cut[0]], codes[n_qrels:n_qrels + cut[1]]]))
+    assert not (first[:n_qrels][cut[0]:].any() or first[n_qrels:][cut[1]:].any()), "a query on both sides"
+    order, same = sorted_halves(codes, qrels_doc, run_doc, cut)
+    assert sorted(order.tolist()) == list(range(len(codes)))
+    by_query = np.argsort(codes[order], kind="stable")        # the single sort's queries come in code order
+    assert order[by_query].tolist() == whole.tolist()
+    pairs = lambda order, same: {(int(a), int(b)) for a, b in zip(order[:-1][same], order[1:][same])}
+    assert pairs(order, same) == pairs(whole, whole_same)

@@ -5,6 +5,9 @@
 # %% ../../nbs/47_file_join.ipynb #c0877a7b
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 from .deferred_imports import pyarrow as pa, pyarrow_compute as pc   # imported when first used
 
@@ -13,7 +16,8 @@ from .judgments import Judgments, MatchedRun
 from .runs import give_back_freed_memory, memory_pool, split_file
 
 # %% auto #0
-__all__ = ['finite_values', 'query_codes', 'sorted_pairs', 'judging_lines', 'run_places', 'judged_places', 'match_files']
+__all__ = ['SPLIT_SORT_FROM', 'finite_values', 'query_codes', 'sorted_pairs', 'judging_lines', 'run_places', 'query_halves',
+           'sorted_halves', 'cores_available', 'sorted_pairs_on_cores', 'judged_places', 'match_files']
 
 # %% ../../nbs/47_file_join.ipynb #da7861d4
 def finite_values(column: pa.ChunkedArray) -> np.ndarray | None:
@@ -48,7 +52,7 @@ def sorted_pairs(codes: np.ndarray, qrels_doc: pa.ChunkedArray, run_doc: pa.Chun
     in_run = np.repeat(np.array([0, 1], dtype=np.int8), [len(qrels_doc), len(run_doc)])
     table = pa.table({"query": as_arrow(codes), "doc": docs, "file": as_arrow(in_run)})
     keys = [("query", "ascending"), ("doc", "ascending"), ("file", "ascending")]
-    order = as_numpy(pc.sort_indices(table, sort_keys=keys, memory_pool=memory_pool()))
+    order = as_numpy(pc.sort_indices(table, sort_keys=keys, memory_pool=memory_pool())).view(np.int64)   # they fit
     sorted_codes, sorted_docs = codes[order], pc.take(docs, as_arrow(order), memory_pool=memory_pool())
     same = sorted_codes[1:] == sorted_codes[:-1]
     same &= as_numpy(pc.equal(sorted_docs[1:], sorted_docs[:-1], memory_pool=memory_pool()))
@@ -72,6 +76,56 @@ def run_places(order: np.ndarray, n_qrels: int) -> np.ndarray:
     places = np.empty(len(order) - n_qrels, dtype=np.int64)
     places[order[from_run] - n_qrels] = np.flatnonzero(from_run)
     return places
+
+# %% ../../nbs/47_file_join.ipynb #5082740a
+def query_halves(codes: np.ndarray, n_qrels: int) -> tuple[int, int] | None:
+    """Where to cut the qrels and the run (after their first `a` and `b` lines) so that no query has lines on both
+    sides; None where cutting the qrels at the query boundary nearest their middle does not keep them apart."""
+    qrels, run = codes[:n_qrels], codes[n_qrels:]
+    boundaries = np.flatnonzero(qrels[1:] != qrels[:-1]) + 1
+    if not len(boundaries):
+        return None
+    a = int(boundaries[np.abs(boundaries - n_qrels // 2).argmin()])
+    first, second = np.zeros((2, int(codes.max()) + 1), dtype=bool)
+    first[qrels[:a]] = True
+    outside = np.flatnonzero(~first[run])                 # the run's lines of queries the first part does not hold
+    b = int(outside[0]) if len(outside) else len(run)
+    second[qrels[a:]], second[run[b:]] = True, True
+    return None if (first & second).any() else (a, b)
+
+# %% ../../nbs/47_file_join.ipynb #3a8e4c6f
+def _sorted_half(codes: np.ndarray, qrels_doc, run_doc, qrels_rows: slice, run_rows: slice) -> tuple:
+    "`sorted_pairs` of the qrels lines `qrels_rows` and the run lines `run_rows`, its order numbering lines of the whole files."
+    n_qrels, in_qrels = len(qrels_doc), qrels_rows.stop - qrels_rows.start
+    part = np.concatenate([codes[qrels_rows], codes[n_qrels:][run_rows]])
+    order, same = sorted_pairs(part, qrels_doc[qrels_rows], run_doc[run_rows])
+    return order + np.where(order < in_qrels, qrels_rows.start, n_qrels + run_rows.start - in_qrels), same
+
+def sorted_halves(codes: np.ndarray, qrels_doc: pa.ChunkedArray, run_doc: pa.ChunkedArray,
+                  cut: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    "`sorted_pairs` of each side of `cut` (from `query_halves`), the second on a thread of its own; one after the other."
+    (a, b), n_qrels, n_run = cut, len(qrels_doc), len(run_doc)
+    with ThreadPoolExecutor(1) as thread:
+        later = thread.submit(_sorted_half, codes, qrels_doc, run_doc, slice(a, n_qrels), slice(b, n_run))
+        first, first_same = _sorted_half(codes, qrels_doc, run_doc, slice(0, a), slice(0, b))
+        second, second_same = later.result()
+    return np.concatenate([first, second]), np.concatenate([first_same, [False], second_same])
+
+# %% ../../nbs/47_file_join.ipynb #f5831525
+SPLIT_SORT_FROM = 1 << 20   # lines of both files from which the sort is cut in two: below, the second thread's
+                            # memory costs more than the time it saves
+
+def cores_available() -> int:
+    "How many CPUs this process may run on."
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:          # not Linux
+        return os.cpu_count() or 1
+
+def sorted_pairs_on_cores(codes: np.ndarray, qrels_doc: pa.ChunkedArray, run_doc: pa.ChunkedArray) -> tuple:
+    "`sorted_halves` with two cores, `SPLIT_SORT_FROM` lines or more and a cut (`query_halves`); else `sorted_pairs`."
+    cut = query_halves(codes, len(qrels_doc)) if len(codes) >= SPLIT_SORT_FROM and cores_available() > 1 else None
+    return sorted_pairs(codes, qrels_doc, run_doc) if cut is None else sorted_halves(codes, qrels_doc, run_doc, cut)
 
 # %% ../../nbs/47_file_join.ipynb #0dafe1e9
 def judged_places(codes: np.ndarray, n_qrels: int, n_ids: int) -> np.ndarray:
@@ -122,7 +176,7 @@ def match_files(qrels_path, run_path) -> tuple[Judgments, MatchedRun] | None:
     if values is None:
         return None
     codes, ids = query_codes(qrels["query"], run["query"])
-    order, same = sorted_pairs(codes, qrels["doc"], run["doc"])
+    order, same = sorted_pairs_on_cores(codes, qrels["doc"], run["doc"])
     found = judging_lines(order, same, qrels.num_rows)
     if found is None:
         return None
