@@ -14,6 +14,9 @@ import zlib
 import importlib.resources
 import itertools
 import math
+import mmap
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,9 +27,9 @@ from .deferred_imports import pyarrow_compute as pc, pyarrow_csv as pa_csv
 from ..errors import InputError, UsageError
 
 # %% auto #0
-__all__ = ['MAX_LINE_BYTES', 'MAX_GZIP_RATIO', 'RATIO_FROM_BYTES', 'QRELS_DUPLICATES', 'TRIM_FROM_BYTES', 'SAMPLE_QRELS',
-           'SAMPLE_RUN', 'TrecFormatError', 'short_repr', 'some_numbers', 'is_binary_file', 'source_name',
-           'checked_text', 'memory_pool', 'split_lines', 'numeric_column', 'check_duplicates_rule',
+__all__ = ['MAX_LINE_BYTES', 'MAX_GZIP_RATIO', 'RATIO_FROM_BYTES', 'MAP_FROM_BYTES', 'QRELS_DUPLICATES', 'TRIM_FROM_BYTES',
+           'SAMPLE_QRELS', 'SAMPLE_RUN', 'TrecFormatError', 'short_repr', 'some_numbers', 'is_binary_file',
+           'source_name', 'checked_text', 'memory_pool', 'split_lines', 'numeric_column', 'check_duplicates_rule',
            'give_back_freed_memory', 'split_file', 'read_qrels', 'read_run', 'read_qrels_and_run', 'id_categories',
            'is_records', 'is_ranx', 'check_not_swapped', 'check_dicts_not_swapped', 'is_run_collection', 'as_qrels',
            'as_run', 'as_qrels_and_run']
@@ -222,6 +225,58 @@ def _read_bytes(path):
     "The bytes of the file at `path` (or an open binary file), gunzipped as they are read if they start with gzip's magic number; checked."
     source = source_name(path)
     return _as_text(_guarded(_chunks(path, source), source), source)
+
+# %% ../../nbs/40_runs.ipynb #629915f9
+MAP_FROM_BYTES = 1 << 20   # smaller files are read as bytes: the copy is too small to matter
+
+class _MappedFile(mmap.mmap):
+    "A file's bytes, mapped read-only; `in` and `+` work as on `bytes` (`mmap`'s own `in` finds only a single byte)."
+    def __contains__(self, part) -> bool:
+        return self.find(part) >= 0
+
+    def __add__(self, more: bytes) -> bytes:
+        return self[:] + more
+
+# %% ../../nbs/40_runs.ipynb #577f314d
+def _plain_ascii(mapped, block: int = 1 << 23) -> bool:
+    "Whether `mapped` holds only ASCII bytes, none of them NUL or a carriage return."
+    if mapped.find(b"\r") >= 0:        # first: Windows line ends show on the first line
+        return False
+    data = np.frombuffer(mapped, dtype=np.uint8)
+    for start in range(0, len(data), block):
+        part = data[start:start + block]
+        if part.max() > 127 or part.min() == 0:
+            return False
+    return True
+
+def _lines_fit(mapped) -> bool:
+    "Whether no line of `mapped` is longer than `MAX_LINE_BYTES` (its line end not counted)."
+    start = 0
+    while len(mapped) - start > MAX_LINE_BYTES:
+        end = mapped.rfind(b"\n", start, start + MAX_LINE_BYTES + 1)
+        if end < 0:
+            return False
+        start = end + 1
+    return True
+
+# %% ../../nbs/40_runs.ipynb #63964385
+def _mapped_text(path) -> _MappedFile | None:
+    """The file at `path` mapped read-only, if it is a plain file of at least `MAP_FROM_BYTES` that `_read_bytes`
+    would return unchanged (ASCII without NUL or carriage return, no line too long); else None."""
+    if not isinstance(path, (str, os.PathLike)):
+        return None
+    try:
+        with open(path, "rb") as handle:
+            facts = os.fstat(handle.fileno())
+            if not stat.S_ISREG(facts.st_mode) or facts.st_size < MAP_FROM_BYTES:
+                return None
+            mapped = _MappedFile(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):   # an empty file cannot be mapped; the bytes reader names any other problem
+        return None
+    if _plain_ascii(mapped) and _lines_fit(mapped):
+        return mapped
+    mapped.close()
+    return None
 
 # %% ../../nbs/40_runs.ipynb #5e0d7a41
 def memory_pool():
@@ -554,11 +609,13 @@ def give_back_freed_memory(read_bytes: int) -> bool:
 
 # %% ../../nbs/40_runs.ipynb #63444e6e
 def split_file(path, kind: str) -> tuple[pa.Table, np.ndarray, str | None]:
-    "The fields and line numbers of the file at `path` (or an open binary file), and a run's tag; the bytes are not kept."
-    table, lines, text = split_lines(_read_bytes(path), kind, source_name(path))
+    """The fields and line numbers of the file at `path` (or an open binary file), and a run's tag; the bytes (or the
+    mapped file) are not kept."""
+    mapped = _mapped_text(path)
+    table, lines, text = split_lines(_read_bytes(path) if mapped is None else mapped, kind, source_name(path))
     end = text.find(b"\n")
     tag = text[:end if end >= 0 else None].split()[5].decode() if kind == "run" else None
-    del text
+    del mapped, text
     give_back_freed_memory(table.nbytes)
     return table, lines, tag
 
