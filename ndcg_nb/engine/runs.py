@@ -227,7 +227,7 @@ def _read_bytes(path):
     return _as_text(_guarded(_chunks(path, source), source), source)
 
 # %% ../../nbs/40_runs.ipynb #629915f9
-MAP_FROM_BYTES = 1 << 20   # smaller files are read as bytes: the copy is too small to matter
+MAP_FROM_BYTES = 16 << 20   # smaller files are read as bytes: their copy costs less than about 10 ms
 
 class _MappedFile(mmap.mmap):
     "A file's bytes, mapped read-only; `in` and `+` work as on `bytes` (`mmap`'s own `in` finds only a single byte)."
