@@ -15,11 +15,11 @@ from .errors import UsageError
 
 # %% auto #0
 __all__ = ['ZERO_IDCG_POLICIES', 'SIGNED_ZERO_IDCG', 'SKIPPED_ZERO_IDCG', 'AGGREGATIONS', 'FIELD_KINDS', 'FIELDS',
-           'CONVENTION_CHOICES', 'TABLE_FIELDS', 'PRESET_NOTES', 'parse_flag', 'Convention', 'as_table',
-           'check_parameter', 'convention_table', 'read_field', 'trec_eval_preset', 'sklearn_preset',
-           'sklearn_ignore_ties_preset', 'lightgbm_preset', 'xgboost_preset', 'ranx_preset', 'ranx_burges_preset',
-           'preset_note', 'ir_measures_preset', 'gdeval_preset', 'trectools_preset', 'ntcir_preset',
-           'ntcir_ndcg_b_preset', 'negative_grade_refused', 'torchmetrics_preset', 'tf_ranking_preset',
+           'CONVENTION_CHOICES', 'TABLE_FIELDS', 'TREC_EVAL_PRESETS', 'PRESET_NOTES', 'parse_flag', 'Convention',
+           'as_table', 'check_parameter', 'convention_table', 'read_field', 'trec_eval_preset', 'trec_eval_9_preset',
+           'sklearn_preset', 'sklearn_ignore_ties_preset', 'lightgbm_preset', 'xgboost_preset', 'ranx_preset',
+           'ranx_burges_preset', 'preset_note', 'ir_measures_preset', 'gdeval_preset', 'trectools_preset',
+           'ntcir_preset', 'ntcir_ndcg_b_preset', 'negative_grade_refused', 'torchmetrics_preset', 'tf_ranking_preset',
            'catboost_preset', 'ranklib_preset', 'spark_mllib_preset', 'recommenders_preset', 'recbole_preset',
            'elliot_preset', 'vespa_preset', 'elasticsearch_preset', 'register_presets']
 
@@ -78,7 +78,7 @@ class Convention:
     integer_grades: bool = _field(False, "flag", "judgments keep only their whole part, as trec_eval reads them with "
                                   "C's `atol` (`1.5` is 1), or are used as given")
     float32_scores: bool = _field(False, "flag", "scores are rounded to single precision before ranking, as trec_eval "
-                                  "stores them (C `float`), so scores that differ past the 7th digit tie")
+                                  "9.x and pytrec_eval store them (C `float`), so scores that differ past the 7th digit tie")
     missing_queries: str = _field("skip", "choice", "a query judged but absent from the run is left out, or scores 0 "
                                   "(trec_eval `-c`)", ("skip", "zero"))
     zero_idcg: str = _field("zero", "choice", "the value of a query with IDCG <= 0; the `signed` two divide by a "
@@ -228,13 +228,19 @@ def read_field(name: str, text: str):
 
 # %% ../nbs/23_presets.ipynb #ab61dbf5
 def trec_eval_preset(complete: bool = False, judged_only: bool = False, max_docs: int | None = None) -> Convention:
-    "trec_eval 10.0 (`complete` is `-c`, `judged_only` is `-J`, `max_docs` is `-M`)."
+    "trec_eval 10.0, scores read as doubles (`complete` is `-c`, `judged_only` is `-J`, `max_docs` is `-M`)."
     check_parameter("trec_eval", "max_docs", max_docs, whole=True)
     return Convention(gain="linear", discount="log2", ties="docno", normalization="judged", negative="zero",
                       unjudged="drop" if parse_flag(judged_only, "judged_only") else "zero",
                       missing_queries="zero" if parse_flag(complete, "complete") else "skip",
-                      zero_idcg="zero", max_docs=max_docs, integer_grades=True, float32_scores=True,
-                      preset="trec_eval")
+                      zero_idcg="zero", max_docs=max_docs, integer_grades=True, preset="trec_eval")
+
+# %% ../nbs/23_presets.ipynb #487894e0
+def trec_eval_9_preset(complete: bool = False, judged_only: bool = False, max_docs: int | None = None) -> Convention:
+    "trec_eval 9.x and pytrec_eval: trec_eval 10.0's convention with scores read as C floats (single precision)."
+    return trec_eval_preset(complete, judged_only, max_docs).replace(float32_scores=True, preset="trec_eval_9")
+
+TREC_EVAL_PRESETS = ("trec_eval", "trec_eval_9")   # the presets under which trec_eval's own code scores its measures
 
 # %% ../nbs/23_presets.ipynb #e40282f6
 def sklearn_preset() -> Convention:
@@ -283,6 +289,7 @@ def preset_note(name: str) -> str:
 # %% ../nbs/23_presets.ipynb #16bfb6a4
 PRESET_NOTES.update({
     "trec_eval": "",
+    "trec_eval_9": "",
     "sklearn": ("scikit-learn refuses negative grades and single-document rows; ndcg_nb scores them. A row whose grades "
                 "are all 0, a run query without judgments among them, scores 0 in both and counts in the mean."),
     "sklearn_ignore_ties": "NumPy's default argsort is not stable and its order of ties depends on the NumPy build and the CPU "
@@ -301,9 +308,10 @@ PRESET_NOTES["xgboost"] = ("Predictions and, with exp_gain=false, labels are flo
 
 # %% ../nbs/23_presets.ipynb #6e315532
 def ir_measures_preset(judged_only: bool = False) -> Convention:
-    """ir_measures `nDCG` / `nDCG@k` (pytrec_eval provider): trec_eval's convention, and a judged query missing
+    """ir_measures `nDCG` / `nDCG@k` (pytrec_eval provider): trec_eval 9.x's convention (scores as floats), and a judged query missing
     from the run scores 0 (`ir_measures/providers/base.py`); `judged_only` is the measure's `judged_only=True`."""
-    return trec_eval_preset(judged_only=parse_flag(judged_only, 'judged_only')).replace(missing_queries="zero", preset="ir_measures")
+    return trec_eval_preset(judged_only=parse_flag(judged_only, 'judged_only')).replace(missing_queries="zero",
+                                                                                  float32_scores=True, preset="ir_measures")
 
 PRESET_NOTES["ir_measures"] = "ir_measures refuses non-integer grades (pytrec_eval's TypeError); ndcg_nb truncates them as trec_eval does."
 
@@ -524,7 +532,8 @@ PRESET_NOTES["elasticsearch"] = ("normalize is false by default in Elasticsearch
 
 # %% ../nbs/23_presets.ipynb #3b409687
 def register_presets(register):
-    register("trec_eval", trec_eval_preset, "trec_eval 10.0 ndcg / ndcg_cut (params complete, judged_only, max_docs)")
+    register("trec_eval", trec_eval_preset, "trec_eval 10.0, scores as doubles (params complete, judged_only, max_docs)")
+    register("trec_eval_9", trec_eval_9_preset, "trec_eval 9.x and pytrec_eval: scores as floats (same params)")
     register("sklearn", sklearn_preset, "scikit-learn ndcg_score, ties averaged")
     register("sklearn_ignore_ties", sklearn_ignore_ties_preset, "scikit-learn ndcg_score(ignore_ties=True)")
     register("lightgbm", lightgbm_preset, "LightGBM ndcg@k: 2^rel - 1, empty groups score 1")

@@ -17,12 +17,13 @@ from ..errors import InputError, PluginError, UsageError
 from ..presets import FIELDS, Convention, negative_grade_refused
 from ..metrics.core import ListPolicies, aggregate
 from ..metrics.segments import positions_in_lists, segment_sum
+from ..metrics.trec_relevance import TREC_RELEVANCE_MEASURES
 from .measures import Measure, parse_measures
 
 # %% auto #0
 __all__ = ['POLICY_FIELDS', 'RANKING_FIELDS', 'ranking_key', 'MADE_PLANS', 'BoundConvention', 'resolve_convention',
            'bind_convention', 'read_through', 'apply_grade_rules', 'run_only_scored', 'query_facts',
-           'apply_query_rules', 'PlannedMeasure', 'Plan']
+           'apply_query_rules', 'PlannedMeasure', 'computed_here', 'Plan']
 
 # %% ../../nbs/42_plan.ipynb #7159a297
 def _preset_convention(preset) -> Convention:
@@ -210,8 +211,17 @@ def _gain_table(pairs: tuple) -> BoundPolicy:
     "trec_eval's `ndcg.GRADE=GAIN,...` as a bound gain: each listed grade its gain, every other grade its own value."
     return resolve_policy("gain", ("table", {"table": dict(pairs), "unlisted": "keep"}))
 
+def computed_here(measure: Measure, convention) -> bool:
+    """Whether ndcg_nb computes `measure`, one that ir_measures would (`map`, `P.10`, ...): under the `trec_eval`
+    preset, which reads scores as doubles, where pytrec_eval reads floats."""
+    family = measure.computed_as.split("@")[0]
+    return (measure.kind == "provided" and family in TREC_RELEVANCE_MEASURES and convention.preset == "trec_eval"
+            and not convention.float32_scores)
+
 def _planned(measure: Measure, convention: BoundConvention) -> PlannedMeasure:
-    "`measure` under `convention`: its depth defaulted, its gain table bound."
+    "`measure` under `convention`: its depth defaulted, its gain table bound, computed here if it can be."
+    if computed_here(measure, convention.convention):
+        measure = dataclasses.replace(measure, kind="relevance")
     default = convention.convention.default_depth
     if measure.k is None and measure.kind == "ndcg" and default is not None:
         measure = dataclasses.replace(measure, k=default)

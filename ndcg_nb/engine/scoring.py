@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import sys
 import time
 import warnings
@@ -21,13 +22,16 @@ from .judgments import (Judgments, MatchedRun, join_run, line_levels, match_run,
                                      no_common_query_message, policy_context, ranked_batch)
 from .measures import TREC_AVERAGED, parse_measure
 from ..metrics.batch import Batch
-from ..metrics.trec_measures import averaged_ndcg, table_dcgs, table_note
+from ..metrics.trec_measures import NOT_IN_QRELS, averaged_ndcg, relevance_levels, table_dcgs, table_note
+from ..metrics.trec_relevance import relevance_values, relevant_counts
+from ..metrics.segments import offsets_from_lengths, positions_in_lists
 from ..policies import retrieved_normalization
-from ..presets import SKIPPED_ZERO_IDCG, Convention
+from ..presets import SKIPPED_ZERO_IDCG, TREC_EVAL_PRESETS, Convention
 from .plan import Plan, PlannedMeasure, apply_query_rules, query_facts, ranking_key, run_only_scored
 
 # %% auto #0
-__all__ = ['STATUSES', 'json_value', 'Evaluation', 'convention_line', 'convention_lines', 'scored_by_trec_eval', 'ranking_depths',
+__all__ = ['TREC_PRINT_ORDER', 'PLACEHOLDER_DOC', 'STATUSES', 'json_value', 'Evaluation', 'trec_family', 'trec_order',
+           'convention_line', 'convention_lines', 'scored_by_trec_eval', 'with_placeholders', 'ranking_depths',
            'lines_read', 'QueryValues', 'query_weight_array', 'measure_summary', 'query_weight_table', 'score_run']
 
 # %% ../../nbs/44_scoring.ipynb #49cfaaee
@@ -71,6 +75,10 @@ class Evaluation:
         names = list(self._means) if self._means is not None else self.aggregate["measure"].tolist()
         return {name: self._conventions.get(name, self.convention) for name in names}
 
+    def __getstate__(self) -> dict:
+        "What pickles: the tables made (a table not yet made is a function of the run's arrays, which does not pickle)."
+        return {**self.__dict__, "_per_query": self.per_query, "_aggregate": self.aggregate}
+
     def with_notes(self, notes) -> "Evaluation":
         "The same evaluation with `notes` added to its own."
         return Evaluation(self._per_query, self._aggregate, self.convention, self.run_tag, (*self.notes, *notes),
@@ -90,18 +98,46 @@ def _value(self, measure: str, query: str = "all") -> float:
         raise KeyError(f"no value for measure {name!r} and query {query!r}")
     return float(rows["value"].iloc[0])
 
+TREC_PRINT_ORDER = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult",
+                    "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut",
+                    "map_cut", "relative_P", "success")    # trec_eval 10.0's table of measures (`measures.c`), in order
+
+def trec_family(name: str) -> str:
+    "The trec_eval measure a result name belongs to: `P_10` to `P`, `ndcg_cut_5` to `ndcg_cut`, `ndcg_1=3` to `ndcg`."
+    return re.sub(r"_(\d+|\S*=\S*)$", "", name)
+
+def trec_order(names) -> list:
+    """`names` in the order trec_eval prints its measures, when every one is trec_eval's (depths in the order given);
+    else as given."""
+    names = list(names)
+    if not all(trec_family(n) in TREC_PRINT_ORDER for n in names):
+        return names
+    return sorted(names, key=lambda n: TREC_PRINT_ORDER.index(trec_family(n)))
+
+# %% ../../nbs/44_scoring.ipynb #3512f3d5
+def _column_text(value, what: str) -> str:
+    "`value` as one of trec_eval's columns, or an error: a space, tab or line end in it would make other columns."
+    text = str(value)
+    if not text or any(c.isspace() for c in text):
+        raise InputError(f"{what} {text!r} cannot be written in trec_eval's whitespace-separated columns (it is "
+                         "empty or holds whitespace): write the values as json or csv instead")
+    return text
+
 def _to_trec(self, per_query: bool = False) -> str:
-    "trec_eval's three columns: measure, query (or `all`), value to 4 decimals; a query called `all` is refused."
-    lines = []
+    """trec_eval's three columns: measure, query (or `all`), value to 4 decimals, the measures in trec_eval's order
+    when all are trec_eval's; a query called `all`, or an id holding whitespace, is refused."""
+    lines, means = [], dict(self._means) if self._means is not None else dict(self.aggregate[["measure", "value"]].values)
+    rank = {name: at for at, name in enumerate(trec_order(means))}
     if per_query:
-        shown = self.per_query[self.per_query.counted].sort_values("query", kind="stable")  # query by query
+        shown = self.per_query[self.per_query.counted]
+        shown = shown.assign(_at=shown["measure"].map(rank)).sort_values(["query", "_at"], kind="stable")
         if (shown["query"].astype(str) == "all").any():
             raise InputError("a query is called 'all', the name of trec_eval's summary rows: its per-query lines "
                              "would read as the summary; write the per-query values as json or csv instead")
         for row in shown.itertuples(index=False):
-            lines.append(f"{row.measure:<22s}\t{row.query}\t{row.value:6.4f}")
-    means = self._means.items() if self._means is not None else self.aggregate[["measure", "value"]].itertuples(index=False)
-    lines += [f"{measure:<22s}\tall\t{value:6.4f}" for measure, value in means]   # the means: no table built
+            lines.append(f"{_column_text(row.measure, 'measure'):<22s}\t{_column_text(row.query, 'query id')}\t{row.value:6.4f}")
+    lines += [f"{_column_text(m, 'measure'):<22s}\tall\t{means[m]:6.4f}" for m in rank]   # the means: no table built
     return "\n".join(lines)
 
 # %% ../../nbs/44_scoring.ipynb #ev0a0002
@@ -242,10 +278,14 @@ def _is_trec_eval(conv: Convention) -> bool:
     return all(getattr(conv, field) == value for field, value in _TREC_FIELDS.items()) and conv.ties != "average"
 
 def scored_by_trec_eval(planned: PlannedMeasure) -> bool:
-    """Whether trec_eval's own code scores the measure: `ndcg_rel` and `Rndcg`, and a gain table under the `trec_eval`
-    preset while the convention reads and ranks as trec_eval does (else the table is a gain policy like any other)."""
+    """Whether trec_eval's own code scores the measure: `ndcg_rel`, `Rndcg` and the measures of relevance (`map`,
+    `P_10`, ...), and, under trec_eval's presets while the convention reads and ranks as trec_eval does, a gain table,
+    `dcg` and `ideal_dcg` (else the table is a gain policy like any other, and the two sums are the core's)."""
     measure, conv = planned.measure, planned.convention.convention
-    return measure.kind in TREC_AVERAGED or bool(measure.gains) and conv.preset == "trec_eval" and _is_trec_eval(conv)
+    if measure.kind in TREC_AVERAGED or measure.kind == "relevance":
+        return True
+    own = bool(measure.gains) or measure.kind in ("dcg", "ideal_dcg")
+    return own and conv.preset in TREC_EVAL_PRESETS and _is_trec_eval(conv)
 
 def _depth_groups(plan: Plan) -> dict[tuple, tuple[PlannedMeasure, list]]:
     "Each (bound convention, custom gains) of the measures the core scores: its first measure and its depths, as asked."
@@ -267,6 +307,56 @@ def _score_group(rankings: _Rankings, planned: PlannedMeasure, depths: list) -> 
     lists = ListsToScore.of(batch, pool, groups, context, ideal_context, ideals)
     return score_depths(lists, depths, planned.policies)
 
+# %% ../../nbs/44_scoring.ipynb #pc0a0002
+PLACEHOLDER_DOC = "ceci_nest_pas_un_docno"   # trec_eval's one document for a judged query the run lacks (under -c)
+
+def _placeholder_levels(judgments: Judgments) -> np.ndarray:
+    "Each judged query's level of `PLACEHOLDER_DOC`: -1 (not in the qrels), unless the qrels judge a document of that name."
+    levels = np.full(len(judgments.queries), NOT_IN_QRELS, dtype=np.int64)
+    code = judgments.doc_names.get_indexer([PLACEHOLDER_DOC])[0]
+    if code >= 0:
+        named = judgments.doc == code
+        judged = judgments.relevance[named]
+        levels[judgments.qrels_query[named]] = relevance_levels(judged, np.ones(len(judged), dtype=bool))
+    return levels
+
+# %% ../../nbs/44_scoring.ipynb #pc0a0003
+def with_placeholders(ranked: Batch, in_run: np.ndarray, conv: Convention, judgments: Judgments) -> Batch:
+    "`ranked` (levels, one list per judged query) with `PLACEHOLDER_DOC` ranked alone for each query the run lacks, under `-c`."
+    missing = ~np.asarray(in_run, dtype=bool)
+    if conv.missing_queries != "zero" or not missing.any():
+        return ranked
+    level = _placeholder_levels(judgments)
+    added = missing & ((level >= 0) | (conv.unjudged != "drop"))      # -J drops it, unless the qrels judge it
+    lengths = ranked.lengths + added
+    offsets = offsets_from_lengths(lengths)
+    levels = np.empty(int(lengths.sum()), dtype=np.int64)
+    levels[offsets[:-1][added]] = level[added]
+    levels[np.repeat(offsets[:-1], ranked.lengths) + positions_in_lists(ranked.offsets)] = ranked.grades
+    return Batch.from_lengths(levels, lengths)
+
+# %% ../../nbs/44_scoring.ipynb #pc0a0006
+_RELEVANCE_FIELDS = {"judged_grade": None, "unjudged_grade": None, "relevance_map": None, "integer_grades": True}
+
+def _check_relevance_fields(name: str, conv: Convention) -> None:
+    "A `UsageError` for the first field of `conv` that trec_eval's measure of relevance `name` cannot follow."
+    for field, value in _RELEVANCE_FIELDS.items():
+        if getattr(conv, field) != value:
+            raise UsageError(f"{name} is trec_eval's measure: it takes {field}={value!r}, not {getattr(conv, field)!r}")
+    if conv.ties == "average":
+        raise UsageError(f"{name} is trec_eval's measure: it ranks tied documents in one order; ties='average' is not one")
+    if conv.min_grade is not None and not float(conv.min_grade).is_integer():
+        raise UsageError(f"{name} is trec_eval's measure: its relevance level (min_grade) is a whole number, "
+                         f"not {conv.min_grade!r}")
+
+def _relevance_scores(planned: PlannedMeasure, ranked: Batch, pool: Batch) -> Scores:
+    "trec_eval's measure of relevance `planned` of every query, as the value for the DCG and 1 for the IDCG."
+    conv, family = planned.convention.convention, planned.measure.computed_as.split("@")[0]
+    level = 1 if conv.min_grade is None else int(conv.min_grade)
+    values = relevance_values(family, planned.k, ranked, relevant_counts(pool, level), level)
+    one = np.ones(len(values))
+    return Scores(values, one, np.zeros(len(one)), one)
+
 # %% ../../nbs/44_scoring.ipynb #83d0ae46
 def _check_trec_fields(name: str, conv: Convention) -> None:
     "A `UsageError` for the first field of `conv` on which measure `name`, trec_eval's, cannot be scored as trec_eval does."
@@ -278,12 +368,16 @@ def _check_trec_fields(name: str, conv: Convention) -> None:
 
 def _trec_score(rankings: _Rankings, planned: PlannedMeasure) -> Scores:
     """trec_eval's measure `planned` of every judged query as `Scores`: `ndcg`, `dcg` and `ideal_dcg` under its gain
-    table as DCG and IDCG; `ndcg_rel` and `Rndcg` as the value for the DCG, 1 or 0 for the IDCG."""
+    table as DCG and IDCG; `ndcg_rel`, `Rndcg` and the measures of relevance as the value for the DCG, 1 or 0 for
+    the IDCG."""
     kind, conv = planned.measure.kind, planned.convention.convention
-    _check_trec_fields(planned.name, conv)
-    _, batch, _, rows = rankings(conv)
+    (_check_relevance_fields if kind == "relevance" else _check_trec_fields)(planned.name, conv)
+    joined, batch, _, rows = rankings(conv)
     ranked = Batch.from_lengths(line_levels(rankings.run, rankings.judgments)[rows], batch.lengths)
+    ranked = with_placeholders(ranked, joined.in_run, conv, rankings.judgments)
     pool, gains = rankings.judgments.level_pool, planned.measure.gains
+    if kind == "relevance":
+        return _relevance_scores(planned, ranked, pool)
     if kind in TREC_AVERAGED:
         values, has_ideal = averaged_ndcg(kind, ranked, pool, gains)
         one = (has_ideal | ~np.isfinite(values)).astype(float)    # trec_eval's NaN or infinity passes as it is
@@ -324,14 +418,17 @@ class QueryValues:
     in_mean: np.ndarray
     in_run: np.ndarray
 
-def _query_values(s: Scores, in_run: np.ndarray, queries, convention: Convention, kind: str = "ndcg") -> QueryValues:
-    "Each query's value from its scores (`dcg` and `ideal_dcg`: one of the sums), by `zero_idcg` and `missing_queries`."
+def _query_values(s: Scores, in_run: np.ndarray, queries, convention: Convention, kind: str = "ndcg",
+                  missing_scored: bool = False) -> QueryValues:
+    """Each query's value from its scores (`dcg` and `ideal_dcg`: one of the sums), by `zero_idcg` and
+    `missing_queries`; a query missing from the run scores 0, unless its scores already hold its value
+    (`missing_scored`: trec_eval's stand-in ranking under `-c`)."""
     if kind in ("dcg", "ideal_dcg"):
         values, undefined = (s.dcg if kind == "dcg" else s.idcg), np.zeros(len(s.dcg), dtype=bool)
     else:
         values, undefined = ndcg_ratio(s.dcg - s.low, s.high - s.low, convention.zero_idcg, names=queries)
     counted = np.ones(len(queries), dtype=bool) if convention.missing_queries == "zero" else in_run
-    values = np.where(~in_run, 0.0, values)
+    values = values if missing_scored and convention.missing_queries == "zero" else np.where(~in_run, 0.0, values)
     in_mean = counted & ~(undefined & (convention.zero_idcg in SKIPPED_ZERO_IDCG))
     return QueryValues(values, undefined, counted, in_mean, in_run)
 
@@ -376,9 +473,11 @@ def measure_summary(planned: PlannedMeasure, s: Scores, in_run: np.ndarray, quer
     the run's `unjudged` queries (scored 0, or 1 under `unjudged_queries="one"`). `weights`: query id -> weight, for
     a weighted mean. `facts`: what `zero_grade_sum` and `no_hits` read (`query_facts`)."""
     conv = planned.convention.convention
-    q = _query_values(s, in_run, queries, conv, planned.measure.kind)
+    q = _query_values(s, in_run, queries, conv, planned.measure.kind, missing_scored=scored_by_trec_eval(planned))
     values, in_mean = apply_query_rules(q.values, q.in_mean, q.counted, in_run, facts, conv, queries, len(unjudged))
     status, dcg, idcg = np.where(~in_run, 0, np.where(q.undefined, 1, 2)), s.dcg, s.idcg
+    if planned.measure.kind == "relevance":                 # no DCG behind the value
+        dcg = idcg = np.full(len(s.dcg), np.nan)
     q = dataclasses.replace(q, values=values, in_mean=in_mean)
     if len(unjudged):
         extra, yes = len(unjudged), np.ones(len(unjudged), dtype=bool)
