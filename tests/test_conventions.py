@@ -68,8 +68,8 @@ ALONE_SKIPPED = {"class_skip_mean"}  # per query, the class run on that query al
                                      # queries skipped); over the case it leaves it out: our queries are a subset
 # (preset spec, results file stem, variant, tolerance, {case: reason to leave it out})
 SPECS = [
-    ("trec_eval", "pytrec_eval", "ndcg_int_grades", TOL, {}),
-    ("trec_eval:judged_only=true", "pytrec_eval", "ndcg_judged_only", TOL, {}),
+    ("trec_eval_9", "pytrec_eval", "ndcg_int_grades", TOL, {}),         # pytrec_eval reads scores as floats, as 9.x
+    ("trec_eval_9:judged_only=true", "pytrec_eval", "ndcg_judged_only", TOL, {}),
     ("ir_measures", "ir_measures", "nDCG", TOL, {}),
     ("ir_measures:judged_only=true", "ir_measures", "nDCG_judged_only", TOL, {}),
     ("gdeval", "ir_measures", "gdeval_nDCG_exp-log2", GDEVAL_TOL, {}),

@@ -18,9 +18,9 @@ from ..errors import PluginError
 from ..presets import Convention
 
 # %% auto #0
-__all__ = ['TREC_CUTOFFS', 'DIALECT_TOOLS', 'TREC_AVERAGED', 'TREC_FAMILY', 'TREC_PROVIDED', 'TREC_PROVIDED_CUT',
-           'IR_MEASURES_PROVIDED', 'RANX_PROVIDED', 'TREC_NAMES', 'RANX_NAMES', 'Measure', 'parse_measure',
-           'parse_measures', 'ir_measures_hint']
+__all__ = ['TREC_CUTOFFS', 'DIALECT_TOOLS', 'TREC_AVERAGED', 'TREC_FAMILY', 'MAX_TABLE_LEVEL', 'TREC_PROVIDED',
+           'TREC_PROVIDED_CUT', 'IR_MEASURES_PROVIDED', 'RANX_PROVIDED', 'TREC_NAMES', 'RANX_NAMES', 'Measure',
+           'parse_measure', 'parse_measures', 'ir_measures_hint']
 
 # %% ../../nbs/41_measures.ipynb #7cc76143
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -72,16 +72,26 @@ def _trec_depths(text: str, family: str, name: str) -> list[int]:
     return sorted({_depth(part, name, trec_style=True) for part in parts})
 
 # %% ../../nbs/41_measures.ipynb #31c50eaa
+MAX_TABLE_LEVEL = 1 << 16    # a gain table's levels lie within +-this: a relevance scale, not an id
+
+def _gain_pair(pair: str, name: str) -> tuple[float, float]:
+    "One `GRADE=GAIN` of a gain table: a whole grade within +-`MAX_TABLE_LEVEL` and a finite gain."
+    grade, _, gain = pair.partition("=")
+    try:
+        level, value = float(grade), float(gain)
+    except ValueError:
+        raise UsageError(f"measure {name!r}: cannot read gain {pair!r}; write grade=gain") from None
+    if not (math.isfinite(level) and math.isfinite(value)):
+        raise UsageError(f"measure {name!r}: {pair!r}: a grade and its gain are finite numbers ({grade} = {gain} "
+                         "is not; a number too large for a double reads as infinity)")
+    if abs(level) > MAX_TABLE_LEVEL:
+        raise UsageError(f"measure {name!r}: {pair!r}: grade {grade} is beyond any relevance scale "
+                         f"(at most {MAX_TABLE_LEVEL:,} either side of 0)")
+    return level, value
+
 def _gain_pairs(text: str, name: str) -> tuple:
     "The (grade, gain) pairs of trec_eval's `GRADE=GAIN,...` (`text`, from the measure `name`)."
-    pairs = []
-    for pair in text.split(","):
-        grade, _, gain = pair.partition("=")
-        try:
-            pairs.append((float(grade), float(gain)))
-        except ValueError:
-            raise UsageError(f"measure {name!r}: cannot read gain {pair!r}; write grade=gain") from None
-    return tuple(pairs)
+    return tuple(_gain_pair(pair, name) for pair in text.split(","))
 
 # %% ../../nbs/41_measures.ipynb #tf0a0001
 def _trec_family(text: str, name: str) -> list[Measure] | None:
