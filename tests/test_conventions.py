@@ -69,6 +69,9 @@ ALONE_SKIPPED = {"class_skip_mean"}  # per query, the class run on that query al
 # (preset spec, results file stem, variant, tolerance, {case: reason to leave it out})
 SPECS = [
     ("trec_eval_9", "pytrec_eval", "ndcg_int_grades", TOL, {}),         # pytrec_eval reads scores as floats, as 9.x
+    ("trec_eval", "pytrec_eval", "ndcg_int_grades", TOL,
+     {"float32_ties": "scores distinct only as doubles: pytrec_eval reads floats, trec_eval 10.0 and this preset doubles "
+                      "(tests/test_trec_eval10.py compares the preset with trec_eval 10.0 built from its source)"}),
     ("trec_eval_9:judged_only=true", "pytrec_eval", "ndcg_judged_only", TOL, {}),
     ("ir_measures", "ir_measures", "nDCG", TOL, {}),
     ("ir_measures:judged_only=true", "ir_measures", "nDCG_judged_only", TOL, {}),

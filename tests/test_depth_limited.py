@@ -85,7 +85,7 @@ def test_cut_rankings_equal_pytrec_eval(seed):
     pytrec_eval = pytest.importorskip("pytrec_eval")
     qrels, run = random_case(seed, float32_ties=True)
     qrels = {q: {d: max(g, 0) for d, g in docs.items()} for q, docs in qrels.items()}
-    held = Evaluator(qrels, ["ndcg_cut.3", "ndcg_cut.10"], preset="trec_eval")
+    held = Evaluator(qrels, ["ndcg_cut.3", "ndcg_cut.10"], preset="trec_eval_9")   # pytrec_eval: float scores
     assert held._depth == 10
     ours = held.evaluate(run, progress=False).per_query
     theirs = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.3", "ndcg_cut.10"}).evaluate(run)

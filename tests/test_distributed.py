@@ -125,8 +125,18 @@ def test_dialects_each_their_convention(client):
 
 
 def test_measures_of_other_tools_refused(client):
-    with pytest.raises(UsageError, match="map, P_10: computed by ir_measures, which runs in memory"):
-        evaluate(SAMPLE_QRELS, SAMPLE_RUN, ["ndcg", "map", "P.10"])
+    with pytest.raises(UsageError, match="AP, P@10: computed by ir_measures, which runs in memory"):
+        evaluate(SAMPLE_QRELS, SAMPLE_RUN, ["ndcg", "AP", "P@10"])
+    with pytest.raises(UsageError, match="map: computed by ir_measures, which runs in memory"):
+        evaluate(SAMPLE_QRELS, SAMPLE_RUN, ["ndcg", "map"], preset="trec_eval_9")
+
+
+@pytest.mark.parametrize("complete", [False, True])
+def test_trec_eval_measures_of_relevance_on_workers(client, complete):
+    "map, P, recall, recip_rank, Rprec, success and map_cut, which ndcg_nb computes under trec_eval, on workers too."
+    measures = ["map", "P.5,10", "recall.10", "recip_rank", "Rprec", "success.1", "map_cut.10", "ideal_dcg"]
+    same(os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.trunc"), measures, npartitions=2,
+         preset="trec_eval", **({"missing_queries": "zero"} if complete else {}))
 
 
 def test_trec_eval_complete_flag(client):

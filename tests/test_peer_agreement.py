@@ -127,8 +127,9 @@ def test_dataframe_and_dict_inputs_agree():
 
 
 def test_scores_equal_in_single_precision_tie_as_in_trec_eval():
-    """trec_eval (and pytrec_eval) keep scores as C floats: scores that differ only past float32 precision tie
-    and are ordered by document id. The trec_eval preset rounds them the same way."""
+    """trec_eval 9.x (and pytrec_eval) keep scores as C floats: scores that differ only past float32 precision tie
+    and are ordered by document id. The trec_eval_9 preset rounds them the same way; the trec_eval preset, reading
+    doubles as trec_eval 10.0 does, does not."""
     rng = np.random.default_rng(11)
     qrels, run = {}, {}
     for q in range(30):
@@ -136,8 +137,10 @@ def test_scores_equal_in_single_precision_tie_as_in_trec_eval():
         qrels[f"q{q}"] = {d: int(g) for d, g in zip(docs, rng.integers(0, 4, 40))}
         base = rng.integers(0, 8, 40) * 12.5 + 1000.0            # large scores, a grid of 8 values
         run[f"q{q}"] = {d: float(b + rng.integers(0, 3) * 1e-5) for d, b in zip(docs, base)}  # below float32 resolution
-    ours = evaluate(qrels, run, ["ndcg", "ndcg_cut.10"], preset="trec_eval")
+    ours = evaluate(qrels, run, ["ndcg", "ndcg_cut.10"], preset="trec_eval_9")
     theirs = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg", "ndcg_cut.10"}).evaluate(run)
     for query, values in theirs.items():
         assert ours.value("ndcg", query) == pytest.approx(values["ndcg"], abs=1e-15)
         assert ours.value("ndcg_cut.10", query) == pytest.approx(values["ndcg_cut_10"], abs=1e-15)
+    doubles = evaluate(qrels, run, ["ndcg_cut.10"], preset="trec_eval")
+    assert any(doubles.value("ndcg_cut.10", q) != pytest.approx(v["ndcg_cut_10"], abs=1e-6) for q, v in theirs.items())

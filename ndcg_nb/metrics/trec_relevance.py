@@ -8,11 +8,12 @@ from __future__ import annotations
 import numpy as np
 
 from .batch import Batch
-from .segments import list_ids, positions_in_lists, segment_sum
+from .segments import distinct, list_ids, offsets_from_lengths, positions_in_lists
 
 # %% auto #0
 __all__ = ['TREC_RELEVANCE_MEASURES', 'relevant', 'relevant_counts', 'relevant_so_far', 'relevant_within', 'precision_at',
-           'recall_at', 'success_at', 'r_precision', 'reciprocal_rank', 'average_precision', 'relevance_values']
+           'recall_at', 'success_at', 'r_precision', 'reciprocal_rank', 'sums_in_order', 'average_precision',
+           'relevance_values']
 
 # %% ../../nbs/33_trec_relevance.ipynb #tr0a0006
 def relevant(levels: np.ndarray, min_level: int = 1) -> np.ndarray:
@@ -72,6 +73,17 @@ def reciprocal_rank(ranked: Batch, min_level: int = 1) -> np.ndarray:
     np.minimum.at(first, list_ids(ranked.offsets)[hits], positions_in_lists(ranked.offsets)[hits] + 1.0)
     return 1.0 / first
 
+# %% ../../nbs/33_trec_relevance.ipynb #tr0a0041
+def sums_in_order(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    "Each list's values added left to right, as trec_eval's C loops add them (NumPy's sums add in pairs)."
+    lengths = offsets[1:] - offsets[:-1]
+    sums = np.zeros(len(lengths))
+    for length in distinct(lengths[lengths > 0]):
+        rows = np.flatnonzero(lengths == length)
+        block = values[offsets[:-1][rows, None] + np.arange(length)]
+        sums[rows] = np.cumsum(block, axis=1)[:, -1]
+    return sums
+
 # %% ../../nbs/33_trec_relevance.ipynb #tr0a0028
 def average_precision(ranked: Batch, num_rel: np.ndarray, k: int | None = None, min_level: int = 1) -> np.ndarray:
     "trec_eval's `map` (`k` None) or `map_cut_k`: the precision at each relevant rank, summed, over `num_rel`."
@@ -79,8 +91,9 @@ def average_precision(ranked: Batch, num_rel: np.ndarray, k: int | None = None, 
     rank = positions_in_lists(ranked.offsets) + 1
     if k is not None:
         hits &= rank <= k
-    precision = np.where(hits, relevant_so_far(hits, ranked.offsets) / rank, 0.0)
-    sums = segment_sum(precision, ranked.offsets)
+    precision = (relevant_so_far(hits, ranked.offsets) / rank)[hits]     # each relevant rank's, in rank order
+    found = np.bincount(list_ids(ranked.offsets)[hits], minlength=len(ranked))
+    sums = sums_in_order(precision, offsets_from_lengths(found))
     return np.divide(sums, num_rel, out=np.zeros(len(sums)), where=num_rel > 0)
 
 # %% ../../nbs/33_trec_relevance.ipynb #tr0a0032
