@@ -25,10 +25,10 @@ from .plan import RANKING_FIELDS, apply_grade_rules
 from ..metrics.segments import distinct, lengths_from_offsets, offsets_from_lengths, ranks_from_lengths, sorted_desc, tie_runs, uniform_length
 
 # %% auto #0
-__all__ = ['SMALL_SORT', 'SMALL_TIES', 'MANY_TEXT_TIES', 'POOL_FIELDS', 'id_codes', 'id_positions', 'judged_queries', 'Judgments',
-           'read_judgments', 'MatchedRun', 'JoinedRun', 'match_run', 'judged_grades', 'refuse_negative_judgments',
-           'join_run', 'match_dict_run', 'rank_order', 'ranked_batch', 'pool_order', 'judged_pool', 'line_levels',
-           'policy_context', 'no_common_query_message']
+__all__ = ['SMALL_SORT', 'SMALL_TIES', 'MANY_TEXT_TIES', 'POOL_FIELDS', 'id_codes', 'id_positions', 'id_form', 'id_forms_differ',
+           'judged_queries', 'Judgments', 'read_judgments', 'MatchedRun', 'JoinedRun', 'match_run', 'judged_grades',
+           'refuse_negative_judgments', 'join_run', 'match_dict_run', 'rank_order', 'ranked_batch', 'pool_order',
+           'judged_pool', 'line_levels', 'policy_context', 'no_common_query_message']
 
 # %% ../../nbs/43_judgments.ipynb #3c51ad4e
 def id_codes(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
@@ -50,6 +50,41 @@ def id_positions(names: pd.Index, among: pd.Index) -> np.ndarray:
     "The position of each of `names` in `among` (distinct ids), -1 where absent; matched in Arrow, not in Python."
     found = pc.index_in(_arrow_strings(names), value_set=_arrow_strings(among))
     return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+
+# %% ../../nbs/43_judgments.ipynb #ik0a0002
+_ID_FORMS = {"integer": r"^-?[0-9]+$",
+             "float": r"^-?(?:[0-9]+\.[0-9]+(?:e[+-][0-9]+)?|[0-9](?:\.[0-9]+)?e[+-][0-9]+|inf)$|^nan$"}
+
+def _some_ids(ids) -> str:
+    ids = list(ids)
+    return ", ".join(repr(str(i)) for i in ids[:5]) + (", ..." if len(ids) > 5 else "")
+
+def id_form(names) -> str | None:
+    """'integer' if every id of `names` (distinct ids) reads as an integer (`12`, `-3`), 'float' if every one reads
+    as a float as Python and pandas print it (`12.0`, `0.5`, `1e+20`); None otherwise (text, a mix of forms, no id)."""
+    ids = _arrow_strings(pd.Index(names))
+    if not len(ids):
+        return None
+    return next((form for form, pattern in _ID_FORMS.items()
+                 if pc.all(pc.match_substring_regex(ids, pattern)).as_py()), None)
+
+def id_forms_differ(what: str, judged, run) -> str | None:
+    """Why the run's `what` ids (`run`, distinct) meet none of the qrels' (`judged`) when it is their forms: every id of
+    one side an integer and every id of the other a float (`id_form`), said with a few ids of each; None otherwise."""
+    forms = id_form(judged), id_form(run)
+    if set(forms) != {"integer", "float"}:
+        return None
+    side, floats = ("run", run) if forms[1] == "float" else ("qrels", judged)
+    said = (f"{what} ids are {forms[0]}s in the qrels ({_some_ids(judged)}) and {forms[1]}s in the run "
+            f"({_some_ids(run)})")
+    texts = np.asarray(pd.Index(floats).astype(str), dtype=object)
+    values = texts.astype(float)
+    if not (np.isfinite(values) & (values == np.round(values))).all():
+        return f"{said}, and an id with a fraction is no integer id: check the {what} column of the {side}"
+    text, whole = texts[0], int(values[0])
+    return (f"{said}, and a float id is not the text of the integer it equals ('{text}' is not '{whole}'). A column of "
+            f"whole numbers that became float (one that held a NaN, say) prints {whole} as '{text}': give the {what} ids "
+            f"of the {side} as integers (`.astype('int64')`), or as text written as the other side writes them")
 
 # %% ../../nbs/43_judgments.ipynb #3dff22ec
 def _find(keys: np.ndarray, among: np.ndarray) -> np.ndarray:
@@ -269,14 +304,23 @@ def _judged_rows(values: np.ndarray, keep: np.ndarray | None) -> np.ndarray:
     "`values` of the run lines whose query is judged (`keep`; None: every line, and no copy)."
     return values if keep is None else values[keep]
 
+def _refuse_forms(judged, run) -> None:
+    "An `InputError` for a run none of whose lines is judged when its document ids and the qrels' differ in form."
+    reason = id_forms_differ("doc", judged, run)
+    if reason is not None:
+        raise InputError(f"no document of the run is judged: {reason}")
+
 def match_run(run: pd.DataFrame, judgments: Judgments) -> MatchedRun:
-    "The qrels line judging each run line's (query, document), found by integer keys."
+    """The qrels line judging each run line's (query, document), found by integer keys. A run none of whose lines is
+    judged, with document ids of another form than the qrels' (integers and floats), is an `InputError`."""
     query, in_run = _query_index(run, judgments.queries)
     keep = None if (query >= 0).all() else query >= 0
     query = _judged_rows(query, keep)
     run_doc, run_doc_names = id_codes(run["doc"])
     run_doc = _judged_rows(run_doc, keep)
     found = _qrels_line(query, run_doc_names, run_doc, judgments)
+    if len(found) and found[:1024].max() < 0 and found.max() < 0:     # no line judged (the first lines nearly always tell)
+        _refuse_forms(judgments.doc_names[np.unique(judgments.doc)], run_doc_names[np.unique(run_doc)])
     score = _judged_rows(run["score"].to_numpy(dtype=float), keep)
     return MatchedRun(query, run_doc, _as_names(run_doc_names), score, found, in_run, _distinct_ids(run["query"]),
                       run.attrs.get("tag", ""))
@@ -317,7 +361,10 @@ def join_run(run, judgments: Judgments, convention: Convention) -> JoinedRun:
     grade, dropped = apply_grade_rules(grade, convention, judged=judged)
     if dropped is not None:
         judged &= ~dropped
-    score = matched.score.astype(np.float32).astype(float) if convention.float32_scores else matched.score
+    score = matched.score
+    if convention.float32_scores:
+        with np.errstate(over="ignore"):            # beyond float's range is infinite there, as in trec_eval 9.x
+            score = score.astype(np.float32).astype(float)
     joined = JoinedRun(matched.query, matched.doc, matched.doc_names, score, grade, judged, matched.in_run,
                        matched.doc_order)
     return _without_dropped(joined, dropped) if convention.negative == "drop" else joined
@@ -371,6 +418,8 @@ def match_dict_run(run: dict, judgments: Judgments, depth: int | None = None) ->
             kept = np.r_[0, np.cumsum(top)][offsets_from_lengths(lengths)]
             lengths = kept[1:] - kept[:-1]
     grade = _looked_up(queries, lengths, docs, judgments.grade_of)
+    if len(grade) and np.isnan(grade[:1024]).all() and np.isnan(grade).all():     # no line judged
+        _refuse_forms(judgments.doc_names[np.unique(judgments.doc)], list(dict.fromkeys(docs)))
     index = np.fromiter(map(judgments.query_at.get, queries, itertools.repeat(-1)), dtype=np.int64, count=len(queries))
     query, keep = np.repeat(index, lengths), np.repeat(index >= 0, lengths)
     if not keep.all():
@@ -575,16 +624,13 @@ def policy_context(truncation: BoundPolicy, joined: JoinedRun, rows: np.ndarray,
             {"doc_ids": judged_ids})
 
 # %% ../../nbs/43_judgments.ipynb #7cd1fbad
-def _some_ids(ids) -> str:
-    ids = list(ids)
-    return ", ".join(repr(str(i)) for i in ids[:5]) + (", ..." if len(ids) > 5 else "")
-
 def no_common_query_message(run_queries, queries: np.ndarray) -> str:
     "The message for a run that shares no query with its qrels, with a few ids from each side (`run_queries`: the run's)."
     if len(run_queries) == 0 or len(queries) == 0:
         empty = " and ".join(side for side, ids in (("the run holds no line", run_queries),
                                                     ("the qrels hold no judgment", queries)) if len(ids) == 0)
         return f"nothing to score: {empty}"
+    reason = id_forms_differ("query", queries, run_queries)
     return (f"no query of the run is in the qrels, so there is nothing to score: the run has {len(run_queries)} "
-            f"queries ({_some_ids(run_queries)}), the qrels {len(queries)} ({_some_ids(queries)}). Are the query ids "
-            "written the same way (e.g. '7' and '7.0')?")
+            f"queries ({_some_ids(run_queries)}), the qrels {len(queries)} ({_some_ids(queries)})"
+            + (f": {reason}" if reason else ". Are the query ids written the same way (e.g. '7' and '7.0')?"))
