@@ -13,6 +13,7 @@ import re
 import signal
 import sys
 import zlib
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import __version__
@@ -102,6 +103,94 @@ def _read_standard_input(args) -> None:
         setattr(args, name, read)
     else:
         getattr(args, name)[at] = read
+
+# %% ../nbs/71_cli.ipynb #nr710002
+def _split_named(text: str) -> tuple[str | None, str]:
+    """A run argument as (name, path): `NAME=PATH` names the run at PATH; an argument that is the name of a file, or
+    whose part before its first `=` holds a `/` (`runs/k=10/run.txt`, a URL), is a path, and names nothing."""
+    name, equals, path = text.partition("=")
+    if not equals or "/" in name or os.sep in name or os.path.exists(text):
+        return None, text
+    if not name.strip() or not path.strip():
+        raise UsageError(f"{text!r} is no file; to name a run, write NAME=PATH (a name, '=', then the run's path, or - "
+                         "for standard input)")
+    return name.strip(), path
+
+def _take_run_names(args) -> None:
+    "Each run of `args` (`run` or `runs`) as its path, `NAME=` taken off into `args.run_names` (None: not named)."
+    if hasattr(args, "run_names"):
+        return
+    args.run_names = None
+    for attribute in ("run", "runs"):
+        given = getattr(args, attribute, None)
+        if isinstance(given, list):
+            pairs = [_split_named(text) if isinstance(text, str) else (None, text) for text in given]
+            setattr(args, attribute, [path for _, path in pairs])
+            args.run_names = [name for name, _ in pairs]
+
+# %% ../nbs/71_cli.ipynb #nr710005
+def _path_parts(source: str) -> tuple[str, ...]:
+    "The folders and the file name of a run's path, from the top (a URL's, after its scheme)."
+    if "://" in source:
+        return tuple(part for part in source.split("://", 1)[1].split("/") if part)
+    return Path(os.path.abspath(source)).parts[1:]
+
+def _tails(sources: list[str]) -> list[str] | None:
+    """The shortest ends of the paths `sources` (the file name and the folders above it, joined by `/`) that tell them
+    apart; None if two are one path."""
+    parts = [_path_parts(source) for source in sources]
+    for depth in range(1, max(map(len, parts)) + 1):
+        tails = ["/".join(p[-depth:]) for p in parts]
+        if len(set(tails)) == len(tails):
+            return tails
+    return None
+
+# %% ../nbs/71_cli.ipynb #nr710007
+def _file_name(source, frame) -> str:
+    "A run's file name: of its path, or of the source a frame read from standard input names (`<stdin>`)."
+    return Path(source if isinstance(source, str) else str(frame.attrs.get("source", "run"))).name
+
+def _default_names(sources: list, read: list) -> list[str]:
+    """Names for runs not named on the command line: their tags (as `evaluate_runs` names a list), else their file
+    names, and where runs share a file name, the ends of their paths that tell them apart."""
+    files = [_file_name(source, frame) for source, frame in zip(sources, read)]
+    names = [frame.attrs.get("tag") or file for frame, file in zip(read, files)]
+    if len(set(names)) < len(names):
+        names = files
+    for shared in {name for name in names if names.count(name) > 1}:
+        group = [k for k, name in enumerate(names) if name == shared and isinstance(sources[k], str)]
+        tails = _tails([sources[k] for k in group]) if len(group) > 1 else None
+        for k, tail in zip(group, tails or []):
+            names[k] = tail
+    return names
+
+def _example(source) -> str:
+    return source if isinstance(source, str) else "-"
+
+def _run_names(sources: list, read: list, given: list) -> list[str]:
+    """The name of each run: the one given (`NAME=PATH`), else as `_default_names` gives it; two runs of one name are an
+    error that says how to name them."""
+    unnamed = [k for k, name in enumerate(given) if name is None]
+    defaults = dict(zip(unnamed, _default_names([sources[k] for k in unnamed], [read[k] for k in unnamed])))
+    names = [defaults[k] if name is None else name for k, name in enumerate(given)]
+    for k, name in enumerate(names):
+        first = names.index(name)
+        if first != k:
+            a, b = sources[first], sources[k]
+            raise UsageError(f"two runs are both called {name!r} ({_shown(a)} and {_shown(b)}): name them on the "
+                             f"command line as NAME=PATH, e.g. run1={_example(a)} run2={_example(b)}")
+    return names
+
+def _runs_of(args, attribute: str):
+    """The runs of `args` (`run` or `runs`) as the library takes them: each read and under its name (a dict) when
+    there are several or one is named; else the list as given."""
+    _take_run_names(args)
+    sources, given = getattr(args, attribute), args.run_names or [None] * len(getattr(args, attribute))
+    if len(sources) == 1 and given[0] is None:
+        return list(sources)
+    from ndcg_nb.engine.runs import as_run
+    read = [as_run(source) for source in sources]
+    return dict(zip(_run_names(sources, read, given), read))
 
 # %% ../nbs/71_cli.ipynb #fc23e793
 def _policy_options(parser: argparse.ArgumentParser):
@@ -256,6 +345,8 @@ def _check_dask_options(args):
         raise UsageError("--partitions and --write-per-query go with --dask")
     if args.dask and (args.bounds or len(args.run) > 1):
         raise UsageError("--dask evaluates one run; --bounds and several runs are in-memory only")
+    if args.dask and any(getattr(args, "run_names", None) or []):
+        raise UsageError("--dask evaluates one run, given by its path or URL: leave out NAME=")
 
 def _on_dask(args, measures: list, overrides: dict):
     with _dask_logs_off() if args.quiet else contextlib.nullcontext():
@@ -287,15 +378,22 @@ def _dask_logs_off():
 # %% ../nbs/71_cli.ipynb #9b4f7287
 def _bounds_text(args, measures: list, overrides: dict) -> str:
     from ndcg_nb.analysis.reports import bounds_report
-    parts = [(run, bounds_report(args.qrels, run, measures, per_query=args.per_query,
-                                 format={"trec": "text"}.get(args.format, args.format), preset=args.preset,
-                                 **overrides)) for run in args.run]
-    return parts[0][1] if len(parts) == 1 else "\n\n".join(f"run {_shown(run)}\n{text}" for run, text in parts)
+    _take_run_names(args)
+    names = args.run_names or [None] * len(args.run)
+    parts = [(name or _shown(run), bounds_report(args.qrels, run, measures, per_query=args.per_query,
+                                                 format={"trec": "text"}.get(args.format, args.format),
+                                                 preset=args.preset, **overrides))
+             for name, run in zip(names, args.run)]
+    return parts[0][1] if len(parts) == 1 else "\n\n".join(f"run {name}\n{text}" for name, text in parts)
 
 # %% ../nbs/71_cli.ipynb #1d6b94a9
 def _runs_text(several: RunsEvaluation, args) -> str:
     import pandas as pd
     if args.format == "trec":
+        spaced = [name for name in several.evaluations if len(str(name).split()) != 1]
+        if spaced:
+            raise UsageError(f"run name {spaced[0]!r} is not one word, as trec_eval's runid line needs: name the run "
+                             "without spaces (NAME=PATH), or ask for --format json or csv")
         return "\n".join(f"{'runid':<22s}\tall\t{name}\n" + e.to_trec(per_query=args.per_query)
                          for name, e in several.evaluations.items())
     if args.format == "csv":
@@ -332,6 +430,7 @@ def _print_notes(result, args):
 def _eval(args) -> str:
     from ndcg_nb.evaluation import evaluate
     measures, overrides = args.measure or ["ndcg", "ndcg_cut"], _convention_overrides(args)
+    _take_run_names(args)
     _check_dask_options(args)
     overrides["qrels_duplicates"] = args.qrels_duplicates    # not a convention field, but every engine takes it
     if args.bounds:
@@ -339,9 +438,9 @@ def _eval(args) -> str:
     if args.dask:
         result = _on_dask(args, measures, overrides)
     else:
-        runs = args.run if len(args.run) > 1 else args.run[0]
-        result = evaluate(args.qrels, runs, measures, preset=args.preset, progress=False if args.quiet else None,
-                          **overrides)
+        runs = _runs_of(args, "run")
+        result = evaluate(args.qrels, runs[0] if isinstance(runs, list) else runs, measures, preset=args.preset,
+                          progress=False if args.quiet else None, **overrides)
     _print_notes(result, args)
     return _evaluation_text(result, args)
 
@@ -379,7 +478,7 @@ def _eval_command(commands):
                             "standard input")
     evaluation.add_argument("run", nargs="+", type=_path, help="TREC run file(s) (qid Q0 docno rank score tag), plain or gzip; "
                             "- reads standard input (once: the qrels or one run); several runs give one block (or "
-                            "column) per run")
+                            "column) per run, each named by NAME=PATH, else its run tag, else its file name")
     evaluation.add_argument("-m", "--measure", action="append", help="measure to compute, in trec_eval's, "
                             "ir_measures' or ranx's names, each under its dialect's convention unless --preset is "
                             "given (repeatable; default: ndcg and ndcg_cut)")
@@ -402,9 +501,9 @@ def _bootstrap_method(args) -> str:
 
 def _compare(args) -> str:
     from ndcg_nb.analysis.reports import compare_report
-    return compare_report(args.qrels, args.runs, args.measure or ["ndcg", "ndcg_cut_10"], format=args.format,
-                          baseline=args.baseline, tests=args.test or _DEFAULT_TESTS, permutations=args.permutations,
-                          resamples=args.resamples, seed=args.seed,
+    return compare_report(args.qrels, _runs_of(args, "runs"), args.measure or ["ndcg", "ndcg_cut_10"],
+                          format=args.format, baseline=args.baseline, tests=args.test or _DEFAULT_TESTS,
+                          permutations=args.permutations, resamples=args.resamples, seed=args.seed,
                           correction=None if args.correction == "none" else args.correction, family=args.family,
                           alpha=args.alpha, confidence=args.confidence, bootstrap_method=_bootstrap_method(args),
                           bootstrap_p_value=args.p_value, plot=args.plot, per_query=args.per_query, preset=args.preset,
@@ -431,16 +530,19 @@ def _test_options(comparison: argparse.ArgumentParser):
                                  "studentized (Sakai's shift test on the same resamples)")
 
 # %% ../nbs/71_cli.ipynb #0a5e3d32
+_RUNS_HELP = ("TREC run files, each named by NAME=PATH, else by its run tag, else by its file name (runs of one file "
+              "name: by the folders that tell them apart); - reads one from standard input")
+
 def _compare_command(commands):
     comparison = commands.add_parser(
         "compare", help="compare several runs: means, paired significance tests, corrections",
         description="Evaluate several runs against one qrels and test each against the baseline (the first run "
                     "unless --baseline names another): paired t-test, randomization test, bootstrap interval.")
     comparison.add_argument("qrels", type=_path, help="TREC qrels file (- reads standard input)")
-    comparison.add_argument("runs", nargs="+", type=_path, help="TREC run files (named by their run tag, else file name; "
-                            "- reads one from standard input)")
+    comparison.add_argument("runs", nargs="+", type=_path, help=_RUNS_HELP)
     comparison.add_argument("-m", "--measure", action="append", help="measure (repeatable; default: ndcg, ndcg_cut_10)")
-    comparison.add_argument("--baseline", default=None, help="the run the others are tested against (default: first)")
+    comparison.add_argument("--baseline", default=None,
+                            help="the run the others are tested against, by its name (default: the first)")
     comparison.add_argument("-q", dest="per_query", action="store_true",
                             help="then each run's value and its difference from the baseline, query by query (with "
                                  "--format csv that table alone; json: {\"tests\": [...], \"per_query\": [...]})")
@@ -462,7 +564,7 @@ def _report_tests(args) -> dict:
 
 def _report(args) -> str:
     from ndcg_nb.analysis.report_page import report
-    path = report(args.qrels, args.runs, args.measure or ["ndcg", "ndcg_cut_10"], path=args.output,
+    path = report(args.qrels, _runs_of(args, "runs"), args.measure or ["ndcg", "ndcg_cut_10"], path=args.output,
                   baseline=args.baseline, title=args.title, detail_measure=args.detail_measure,
                   detail_queries=args.detail_queries, detail_ranks=args.detail_ranks, with_bounds=not args.no_bounds,
                   preset=args.preset, qrels_duplicates=args.qrels_duplicates, **_report_tests(args),
@@ -477,11 +579,11 @@ def _report_command(commands):
                     "convention, paired tests against the baseline, a sorted chart of per-query differences, a "
                     "sortable query table, each query's ranked documents rank by rank, tie and unjudged bounds.")
     page.add_argument("qrels", type=_path, help="TREC qrels file (- reads standard input)")
-    page.add_argument("runs", nargs="+", type=_path, help="TREC run files (named by their run tag, else file name; - reads "
-                      "one from standard input)")
+    page.add_argument("runs", nargs="+", type=_path, help=_RUNS_HELP)
     page.add_argument("-o", "--output", required=True, metavar="FILE", type=_path, help="the HTML file to write")
     page.add_argument("-m", "--measure", action="append", help="measure (repeatable; default: ndcg, ndcg_cut_10)")
-    page.add_argument("--baseline", default=None, help="the run the others are compared with (default: first)")
+    page.add_argument("--baseline", default=None,
+                      help="the run the others are compared with, by its name (default: the first)")
     page.add_argument("--title", default=None, help="the page's title (default: the runs' names)")
     page.add_argument("--detail-measure", default=None, help="the measure of the per-rank tables (default: the first)")
     page.add_argument("--detail-queries", metavar="N", type=_whole(0), default=500,
@@ -677,6 +779,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        _take_run_names(args)
         _read_standard_input(args)
         return _print_output(args.run_command(args))
     except KeyboardInterrupt:

@@ -105,10 +105,8 @@ class _Refusal(PluginError):
         self.reason = reason
 
 # %% ../nbs/22_plugins.ipynb #62d40640
-_LOAD_FAILURES = (Exception, SystemExit, KeyboardInterrupt)   # what a plugin may raise while loading: all reported
-
 def _describe(exc: BaseException) -> str:
-    "An exception as `Type: message`, or `Type` alone when it has no message (KeyboardInterrupt)."
+    "An exception as `Type: message`, or `Type` alone when it has no message."
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 # %% ../nbs/22_plugins.ipynb #9ccc8cd3
@@ -138,7 +136,7 @@ def _collect(manager: pluggy.PluginManager, plugin: str) -> list[Policy]:
                 impl.function(**{arg: register for arg in impl.argnames})
             except PluginError:
                 raise
-            except _LOAD_FAILURES as exc:
+            except Exception as exc:     # KeyboardInterrupt and SystemExit go on: never the plugin's failure
                 raise _Refusal(plugin, f"failed while registering {kind} policies: {_describe(exc)}") from exc
     return list(provided.values())
 
@@ -361,7 +359,7 @@ def _load_entry_point(manager: pluggy.PluginManager, entry_point, source: _Sourc
     "Import one entry-point plugin and add it to `manager`; if that fails, record why, warn and go on."
     try:
         plugin = entry_point.load()
-    except _LOAD_FAILURES as exc:     # SystemExit and KeyboardInterrupt too: a plugin never ends the program
+    except Exception as exc:     # KeyboardInterrupt and SystemExit go on: never the plugin's failure
         source.status = "failed"
         source.error = f"could not be loaded ({entry_point.value}): {_describe(exc)}"
         _warn(_skipped(source))
@@ -445,17 +443,23 @@ def _build_manager(chosen: set[str] | None, where: str, keep: list[tuple[str, An
     global _manager, _registry
     manager = pluggy.PluginManager(ENTRY_POINT_GROUP)
     manager.add_hookspecs(hookspecs)
+    before = dict(_sources)
     _sources.clear()
-    for module, name in ((policies, BUILTINS), (presets, BUILTIN_PRESETS)):
-        manager.register(module, name=name)
-        _sources[name] = _Source(name, _plugin_version(module, name), origin="ndcg_nb")
-    _load_entry_points(manager, chosen, where)
-    for name, plugin in keep:
-        try:
-            _add(manager, plugin, name)
-            _sources[name] = _Source(name, _plugin_version(plugin, name))
-        except _Refusal as exc:
-            _warn(f"plugin {name!r}, registered at run time, {exc.reason}; it was dropped")
+    try:
+        for module, name in ((policies, BUILTINS), (presets, BUILTIN_PRESETS)):
+            manager.register(module, name=name)
+            _sources[name] = _Source(name, _plugin_version(module, name), origin="ndcg_nb")
+        _load_entry_points(manager, chosen, where)
+        for name, plugin in keep:
+            try:
+                _add(manager, plugin, name)
+                _sources[name] = _Source(name, _plugin_version(plugin, name))
+            except _Refusal as exc:
+                _warn(f"plugin {name!r}, registered at run time, {exc.reason}; it was dropped")
+    except BaseException:            # a Ctrl-C while a plugin is imported: the plugins stay as they were
+        _sources.clear()
+        _sources.update(before)
+        raise
     _manager, _registry = manager, None
 
 # %% ../nbs/22_plugins.ipynb #f2b137ca
@@ -507,7 +511,7 @@ def _admit(manager: pluggy.PluginManager, registered: str):
         if registered in registry.clashes:
             raise PolicyConflictError(registry.clashes[registered][0] +
                                       " Pass override=True to register() to replace it on purpose.")
-    except Exception:
+    except BaseException:            # refused, or a Ctrl-C while its hooks ran: it is not left half registered
         manager.unregister(name=registered)
         _sources.pop(registered, None)
         _registry = None
@@ -679,10 +683,7 @@ class BoundPolicy:
         given = {name: _read_only((context or {}).get(name)) for name in p.context}
         try:
             out = p.function(*map(_read_only, arrays), **self.params, **given)
-        except SystemExit as exc:        # sys.exit() inside a policy must not end the program
-            raise PluginError(f"{who_computes(p)} called sys.exit({exc.code!r}); a policy returns values "
-                              "or raises an error") from exc
-        except Exception as exc:
+        except Exception as exc:         # not KeyboardInterrupt or SystemExit: those are never the policy's failure
             if isinstance(exc, UsageError) and p.plugin in NDCG_NB_PLUGINS:
                 raise                    # ndcg_nb's own policy refusing a parameter: its message names both
             raise PluginError(_failure(p, exc)) from exc

@@ -169,3 +169,16 @@ def test_per_query_plot_of_one_evaluation():
     assert [t.get_text() for t in ax.get_xticklabels()] == list(rows.sort_values("value", ascending=False,
                                                                                   kind="stable")["query"])
     assert _text_outside(ax.figure, ax) == []
+
+
+def test_a_turned_run_tag_keeps_to_itself_in_the_per_query_title():
+    "A run tag ending in U+202E RIGHT-TO-LEFT OVERRIDE would turn the rest of the title around: it stands isolated."
+    import io
+
+    from ndcg_nb.analysis.plots import plot_per_query
+    from ndcg_nb.engine.runs import SAMPLE_QRELS, SAMPLE_RUN, read_run
+    from ndcg_nb.evaluation import evaluate
+
+    run = read_run(io.BytesIO(SAMPLE_RUN.read_bytes().replace(b" sample\n", " ab\u202ecd\n".encode())))
+    ax = plot_per_query(evaluate(SAMPLE_QRELS, run, "ndcg_cut.10"), "ndcg_cut.10")
+    assert ax.get_title() == "\u2068ndcg_cut_10\u2069 per query (\u2068ab\u202ecd\u2069)"

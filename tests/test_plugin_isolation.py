@@ -391,37 +391,8 @@ def test_existing_conflict_rules_for_runtime_plugins_still_hold():
 
 # -- 7. issue 22: failures of any kind, unmatched hooks, overrides, flags, inputs -----------------
 
-def test_plugins_that_exit_or_interrupt_at_import_are_reported_not_fatal(tmp_path):
-    site = site_with(tmp_path, "exits_at_import", "interrupts_at_import")
-    done = run("from ndcg_nb.__main__ import main; raise SystemExit(main(['plugins', '--format', 'json']))", site)
-    assert done.returncode == 0, done.stderr
-    rows = {row["plugin"]: row for row in json.loads(done.stdout)}
-    assert rows["exits_at_import"]["status"] == "failed"
-    assert rows["exits_at_import"]["error"] == "could not be loaded (ndcg_nb_exits_at_import): SystemExit: 3"
-    assert rows["interrupts_at_import"]["status"] == "failed"
-    assert rows["interrupts_at_import"]["error"].endswith(": KeyboardInterrupt")
-    for plugin, dist in (("exits_at_import", "ndcg-nb-exits-at-import 0.7.0"),
-                         ("interrupts_at_import", "ndcg-nb-interrupts-at-import 0.8.0")):
-        assert f"PluginWarning: plugin {plugin!r} ({dist}) could not be loaded" in done.stderr, done.stderr
-    done = run("from ndcg_nb.__main__ import main; raise SystemExit(main(['score', '3', '2', '3', '0', '1', '2']))", site)
-    assert done.returncode == 0 and f"NDCG = {DEFAULT:.6f}" in done.stdout, done.stderr
-
-
-def test_sys_exit_inside_a_gain_is_a_plugin_error(tmp_path):
-    site = site_with(tmp_path, "exits_in_gain")
-    done = run("""
-from ndcg_nb import ndcg, PluginError
-try:
-    ndcg([3, 2, 1], gain="p_exit")
-except PluginError as exc:
-    print("PluginError:", exc)
-print("still running")
-""", site)
-    assert done.returncode == 0, done.stderr
-    assert "PluginError: gain policy 'p_exit' from plugin 'exits_in_gain' called sys.exit(0)" in done.stdout
-    assert "still running" in done.stdout
-    done = run("from ndcg_nb.__main__ import main; raise SystemExit(main(['score', '--gain', 'p_exit', '3', '2', '1']))", site)
-    assert done.returncode != 0 and "plugin 'exits_in_gain' called sys.exit(0)" in done.stderr, (done.stdout, done.stderr)
+# A plugin that calls sys.exit() or raises KeyboardInterrupt at import, or a policy that calls sys.exit(), stops
+# the program as any code does: tests/test_interrupts.py.
 
 
 def test_hooks_pluggy_never_calls_are_warned_about(tmp_path):

@@ -4,6 +4,9 @@
   and its per-rank tables end at the evaluation's DCG and IDCG;
 - ids from the input (query ids, document ids, run tags) reach the page escaped: as entities in the markup, as JSON
   escapes in the embedded data, so that none can end the script element or start another;
+- a name from the input inside a sentence of the page (the header, the notes, the chart's caption) stands in a
+  `<bdi>` element (as text only: between U+2068 and U+2069), so that a run tag ending in U+202E RIGHT-TO-LEFT
+  OVERRIDE cannot turn the rest of the sentence around;
 - the page is self-contained: it links and fetches nothing (its Content Security Policy says default-src 'none');
 - 300 queries x 2 runs stay well under 5 MB; for thousands of queries the page holds what its options say, and
   says what it leaves out;
@@ -41,6 +44,8 @@ HOSTILE_QUERY = "q\"1'</script><script>window.__pwned = 'query'</script>"
 HOSTILE_DOC = "<script>alert(1)</script>"
 HOSTILE_IMG = "<img src=x onerror=\"window.__pwned='doc'\">"
 HOSTILE_QRELS = {HOSTILE_QUERY: {HOSTILE_DOC: 2, HOSTILE_IMG: 1, "d3": 0}, "plain": {"x": 1, "y": 0}}
+TURNED = "B\u202e"           # a run tag ending in RIGHT-TO-LEFT OVERRIDE: the text after it would be drawn backwards
+TURNED_RUNS = {"A": SAMPLE_RUN, TURNED: SAMPLE_RUN_B}
 HOSTILE_RUNS = {"<b>A</b>&amp;": {HOSTILE_QUERY: {HOSTILE_DOC: 1.0, HOSTILE_IMG: 2.0, "zz": 0.5}, "plain": {"x": 1.0}},
                 "B\"'<!--": {HOSTILE_QUERY: {HOSTILE_DOC: 3.0, "d3": 2.0}, "plain": {"y": 1.0, "x": 0.5}}}
 
@@ -119,6 +124,18 @@ def test_hostile_ids_are_escaped():
     assert data["queries"] == ["plain", HOSTILE_QUERY] and data["runs"] == list(HOSTILE_RUNS)
     docs = {row[1] for entries in data["detail"]["lists"].values() for e in entries if e for row in e["rows"]}
     assert {HOSTILE_DOC, HOSTILE_IMG} <= docs
+
+
+def test_names_inside_the_pages_sentences_are_isolated():
+    text = report_html(SAMPLE_QRELS, TURNED_RUNS, MEASURES, tests="t", baseline=TURNED)
+    assert "<title>ndcg_nb report: \u2068A\u2069, \u2068B\u202e\u2069</title>" in text
+    assert "<h1>ndcg_nb report: <bdi>A</bdi>, <bdi>B\u202e</bdi></h1>" in text
+    assert "measures <bdi>ndcg</bdi>, <bdi>nDCG@10</bdi>, baseline <bdi>B\u202e</bdi>; made by ndcg_nb" in text
+    assert "* p &lt; 0.05 under the t test against <bdi>B\u202e</bdi>, holm correction" in text
+    assert "Each run against <bdi>B\u202e</bdi>; p_corrected" in text
+    assert "Per-rank tables are for \u2068ndcg\u2069; their numbers" in text
+    sentences = re.sub(r"<script.*?</script>|<table>.*?</table>|<title>.*?</title>", "", text, flags=re.S)
+    assert sentences.count("B\u202e") == sentences.count("<bdi>B\u202e</bdi>") >= 4   # none outside a <bdi>
 
 
 def test_page_is_self_contained():
@@ -211,7 +228,7 @@ def test_report_in_chromium(browser, tmp_path):
     page = report(SAMPLE_QRELS, SAMPLE_RUNS, MEASURES, path=tmp_path / "report.html", tests="t")
     data = embedded_data(page)
     open_page(browser, page)
-    assert browser.title == "ndcg_nb report: A, B"
+    assert browser.title == "ndcg_nb report: \u2068A\u2069, \u2068B\u2069"
     assert sorted(query_cells(browser)) == sorted(data["queries"])
     bars = browser.find_elements("css selector", "svg#difference-chart rect.bar")
     assert len(bars) == sum(a is not None and b is not None for a, b in zip(*data["values"][0]))
@@ -254,3 +271,26 @@ def test_hostile_ids_stay_text_in_chromium(browser, tmp_path):
         browser.switch_to.alert
     assert console_errors(browser) == []
     assert browser.find_element("css selector", "h1").text == "ndcg_nb report: <b>A</b>&amp;, B\"'<!--"
+
+
+def test_a_turned_name_keeps_to_itself_in_chromium(browser, tmp_path):
+    page = report(SAMPLE_QRELS, TURNED_RUNS, MEASURES, path=tmp_path / "turned.html", tests="t")
+    open_page(browser, page)
+    caption = browser.find_element("css selector", "#chart-caption")
+    parts = browser.execute_script("return [...arguments[0].childNodes].map(n => [n.nodeName, n.textContent])", caption)
+    assert [text for kind, text in parts if kind == "BDI"] == ["ndcg", TURNED, "A"], parts
+    kind, rest = parts[-1]
+    assert kind == "#text" and "better" in rest and "mean difference" in rest, parts     # after the names, outside them
+    left = browser.execute_script("""
+        const node = arguments[0].lastChild, text = node.textContent;
+        return arguments[1].map(word => {
+          const range = document.createRange(), at = text.indexOf(word);
+          range.setStart(node, at); range.setEnd(node, at + word.length);
+          return range.getBoundingClientRect().left;
+        });""", caption, ["better", "mean", "difference"])
+    assert left == sorted(left), left                    # drawn left to right, as written
+    header = browser.find_element("css selector", "th[data-sort='diff:0']")
+    assert [b.text for b in header.find_elements("css selector", "bdi")] == [TURNED, "A"]
+    title = browser.execute_script("return document.querySelector('#difference-chart > title').textContent")
+    assert title.startswith("\u2068ndcg\u2069: \u2068B\u202e\u2069 − \u2068A\u2069 per query"), title
+    assert console_errors(browser) == []

@@ -281,6 +281,7 @@ def plot_differences(evaluated: RunsEvaluation, run: str, measure: str, baseline
     """Bars of `run` minus `baseline` per query, sorted, the mean dashed; returns the matplotlib axes, on a new figure
     laid out to hold its labels (constrained layout) unless `ax` is given."""
     import matplotlib.pyplot as plt
+    from ndcg_nb.analysis.plots import isolate
     baseline = evaluated.runs[0] if baseline is None else baseline
     for name in (run, baseline):
         if name not in evaluated.evaluations:
@@ -301,7 +302,7 @@ def plot_differences(evaluated: RunsEvaluation, run: str, measure: str, baseline
         ax.set_xticks([])
     better, worse = int((values > 0).sum()), int((values < 0).sum())
     ax.set_xlabel(f"queries ({better} better, {worse} worse, {len(d) - better - worse} equal)")
-    ax.set_ylabel(f"{name}: {run} - {baseline}")
-    ax.set_title(f"{run} against {baseline}, per query")
+    ax.set_ylabel(f"{isolate(name)}: {isolate(run)} - {isolate(baseline)}")      # names kept in their own direction
+    ax.set_title(f"{isolate(run)} against {isolate(baseline)}, per query")
     ax.legend(loc="upper right", frameon=False)
     return ax

@@ -5,17 +5,22 @@
 # %% ../../nbs/51_plots.ipynb #a0a5cb09
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import matplotlib.pyplot as plt
 import numpy as np
 
 from ..errors import UsageError
+from ..files import whole_file
 from ..engine.measures import parse_measure
 from ..metrics.core import ndcg
 from .explanation import explain
 from ..plugins import resolve_policy
 
 # %% auto #0
-__all__ = ['plot_discounted_gains', 'plot_cumulative_dcg', 'plot_ndcg_at_k', 'plot_discount_curves', 'plot_per_query']
+__all__ = ['isolate', 'plot_discounted_gains', 'plot_cumulative_dcg', 'plot_ndcg_at_k', 'plot_discount_curves', 'plot_per_query',
+           'save_figure']
 
 # %% ../../nbs/51_plots.ipynb #6012215f
 def _axes_or_new(ax):
@@ -28,6 +33,14 @@ def _axes_or_new(ax):
 def _policy_note(gain, discount) -> str:
     "The gain and discount of a plot, as its title names them."
     return f"gain {resolve_policy('gain', gain).label}, discount {resolve_policy('discount', discount).label}"
+
+# %% ../../nbs/51_plots.ipynb #bd510002
+_ISOLATE, _POP_ISOLATE = "\u2068", "\u2069"
+
+def isolate(text) -> str:
+    "`text` as a string between U+2068 FIRST STRONG ISOLATE and U+2069 POP DIRECTIONAL ISOLATE, for a caption's sentence."
+    return f"{_ISOLATE}{text}{_POP_ISOLATE}"
+
 
 # %% ../../nbs/51_plots.ipynb #b1296b87
 def plot_discounted_gains(grades, k: int | None = None, *, items=None, ideal=None, ideal_items=None,
@@ -130,6 +143,21 @@ def plot_per_query(evaluation, measure: str, *, ax=None, title: str | None = Non
     left_out = len(rows) - len(counted)
     ax.set_xlabel(f"queries ({len(values)} counted" + (f", {left_out} left out)" if left_out else ")"))
     ax.set_ylabel(name)
-    ax.set_title(title or f"{name} per query" + (f" ({evaluation.run_tag})" if evaluation.run_tag else ""))
+    tag = f" ({isolate(evaluation.run_tag)})" if evaluation.run_tag else ""
+    ax.set_title(title or f"{isolate(name)} per query{tag}")
     ax.legend(loc="upper right", frameon=False)
     return ax
+
+# %% ../../nbs/51_plots.ipynb #bd510008
+def save_figure(figure, path, **options) -> Path:
+    """Save `figure` to `path` as `figure.savefig(path, **options)` would, whole or not at all; returns the path
+    written (with the default format's suffix added where `path` has none, as `savefig` adds it)."""
+    path = os.fspath(path)
+    format = options.pop("format", None) or os.path.splitext(path)[1][1:]
+    if not format:
+        format = figure.canvas.get_default_filetype()
+        path = path.rstrip(".") + "." + format
+    with whole_file(path) as handle:
+        figure.savefig(handle, format=format.lower(), **options)
+    return Path(path)
+

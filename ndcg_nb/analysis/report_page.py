@@ -10,6 +10,7 @@ import contextlib
 import dataclasses
 import hashlib
 import html
+import io
 import json
 import math
 import re
@@ -24,6 +25,7 @@ from ..engine.deferred_imports import pandas as pd   # imported when first used
 
 from .. import __version__
 from ..errors import InputError, NdcgError, UsageError
+from ..files import write_whole
 from .comparison import RunsEvaluation, TestPlan, evaluate_runs
 from .explanation import explain
 from .reports import summary_table
@@ -52,6 +54,19 @@ _SCRIPT_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
 def script_json(data) -> str:
     "`data` as compact JSON that can stand inside a `<script>` element: no `<`, `>`, `&`, U+2028 or U+2029 in it."
     return json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":")).translate(_SCRIPT_ESCAPES)
+
+# %% ../../nbs/57_report_page.ipynb #bd570002
+def _bdi(text) -> str:
+    "`text` escaped, in a `<bdi>` element: a name inside a sentence of the page, its direction kept to itself."
+    return f"<bdi>{html.escape(str(text))}</bdi>"
+
+def _sentence(*parts) -> str:
+    "HTML of a sentence whose parts alternate between the page's own words (escaped) and names from the inputs (`_bdi`)."
+    return "".join(_bdi(part) if k % 2 else html.escape(str(part)) for k, part in enumerate(parts))
+
+def _isolated(text) -> str:
+    "`text` between U+2068 FIRST STRONG ISOLATE and U+2069 POP DIRECTIONAL ISOLATE: a name in a sentence of plain text."
+    return f"\u2068{text}\u2069"
 
 # %% ../../nbs/57_report_page.ipynb #5c4ba988
 DEFAULT_MEASURES = ("ndcg", "ndcg_cut_10")
@@ -151,10 +166,13 @@ def _list_table(lists: RankedLists, i: int, planned: PlannedMeasure) -> pd.DataF
                    zero_idcg=planned.convention.convention.zero_idcg)
 
 # %% ../../nbs/57_report_page.ipynb #e113d397
+_NO_GAINS = {"provided": "is computed by ir_measures", "relevance": "counts relevant documents, with no gains"}
+
 def _planned(evaluator: Evaluator, measure: str | None) -> PlannedMeasure:
     """The evaluator's measure called `measure` (any of its names), or its first of the NDCG family for None; a measure
-    another tool computes (`map`) has no ranking of gains to show."""
-    ours = [m for m in evaluator.plan.measures if m.measure.kind != "provided"] or list(evaluator.plan.measures)
+    another tool computes (ir_measures' `AP`), or one that counts relevant documents (trec_eval's `map`), has no
+    ranking of gains to show."""
+    ours = [m for m in evaluator.plan.measures if m.measure.kind not in _NO_GAINS] or list(evaluator.plan.measures)
     if measure is None:
         return ours[0]
     name = parse_measure(measure)[0].name
@@ -162,8 +180,8 @@ def _planned(evaluator: Evaluator, measure: str | None) -> PlannedMeasure:
     if not found:
         raise UsageError(f"measure {measure!r} is not evaluated; evaluated: "
                          f"{', '.join(m.name for m in evaluator.plan.measures)}")
-    if found[0].measure.kind == "provided":
-        raise UsageError(f"measure {measure!r} is computed by ir_measures: rank-by-rank tables are for the NDCG "
+    if found[0].measure.kind in _NO_GAINS:
+        raise UsageError(f"measure {measure!r} {_NO_GAINS[found[0].measure.kind]}: rank-by-rank tables are for the NDCG "
                          "family; choose one of those as the detail measure")
     return found[0]
 
@@ -297,7 +315,8 @@ class PageOptions:
 # %% ../../nbs/57_report_page.ipynb #2215f76d
 def _left_out(page: PageOptions, shown: int, total: int, measure: str, longest: int) -> list[str]:
     "Sentences saying what the page leaves out, and how to put it back."
-    notes = [f"Per-rank tables are for {measure}; their numbers are rounded to 6 decimals (values, means and tests are not)."]
+    notes = [f"Per-rank tables are for {_isolated(measure)}; their numbers are rounded to 6 decimals (values, means and "
+             "tests are not)."]
     if shown < total:
         notes.append(f"Per-rank tables for {shown} of {total} queries, those whose value moves most against the baseline "
                      "(detail_queries=, --detail-queries, for more).")
@@ -358,9 +377,9 @@ def _means_section(evaluated: RunsEvaluation, comparison: pd.DataFrame) -> str:
     counts = [sorted({int(n) for n in row}) for row in _aggregates(evaluated, "n_queries")]
     means["queries"] = [f"{c[0]}" if len(c) == 1 else f"{c[0]}-{c[-1]}" for c in counts]
     a = comparison.attrs
-    note = (f"* p < {a.get('alpha')} under the {test} test against {a.get('baseline')}, {a.get('correction')} correction"
-            if len(comparison) else "One run: nothing to test.")
-    return f'<section id="means"><h2>Means</h2>{html_table(means)}<p class="note">{html.escape(note)}</p></section>'
+    note = (_sentence(f"* p < {a.get('alpha')} under the {test} test against ", a.get('baseline'),
+                      f", {a.get('correction')} correction") if len(comparison) else "One run: nothing to test.")
+    return f'<section id="means"><h2>Means</h2>{html_table(means)}<p class="note">{note}</p></section>'
 
 # %% ../../nbs/57_report_page.ipynb #11e5c7e4
 def _convention_section(evaluated: RunsEvaluation) -> str:
@@ -375,17 +394,18 @@ def _tests_section(comparison: pd.DataFrame) -> str:
     if not len(comparison):
         return '<section id="tests"><h2>Paired tests</h2><p class="note">One run: nothing to test.</p></section>'
     a = comparison.attrs
-    note = (f"Each run against {a.get('baseline')}; p_corrected: {a.get('correction')} correction over the runs of one "
-            f"test {'and measure' if a.get('family') == 'measure' else 'over every measure'}; significant: p_corrected "
-            f"< {a.get('alpha')}; intervals at confidence {a.get('confidence')}.")
+    note = _sentence("Each run against ", a.get('baseline'), f"; p_corrected: {a.get('correction')} correction over the "
+                     f"runs of one test {'and measure' if a.get('family') == 'measure' else 'over every measure'}; "
+                     f"significant: p_corrected < {a.get('alpha')}; intervals at confidence {a.get('confidence')}.")
     return (f'<section id="tests"><h2>Paired tests</h2><div class="wide">{html_table(comparison.drop(columns=["baseline", "correction"]))}</div>'
-            f'<p class="note">{html.escape(note)}</p></section>')
+            f'<p class="note">{note}</p></section>')
 
 # %% ../../nbs/57_report_page.ipynb #0ec519d7
 def _notes_section(evaluated: RunsEvaluation, left_out: list[str]) -> str:
     "The evaluations' notes, and what the page leaves out."
-    notes = [f"{run}: {note}" for run, e in evaluated.evaluations.items() for note in e.notes] + left_out
-    return '<section id="notes"><h2>Notes</h2><ul>' + "".join(f"<li>{html.escape(n)}</li>" for n in notes) + "</ul></section>"
+    notes = [_sentence("", run, f": {note}") for run, e in evaluated.evaluations.items() for note in e.notes]
+    notes += [html.escape(note) for note in left_out]
+    return '<section id="notes"><h2>Notes</h2><ul>' + "".join(f"<li>{n}</li>" for n in notes) + "</ul></section>"
 
 # %% ../../nbs/57_report_page.ipynb #2605a6f5
 PAGE_CSS_TEXT = """
@@ -450,6 +470,9 @@ function short(x) { return typeof x === "number" ? (Number.isInteger(x) ? String
 function signed(x) { return x === null || x === undefined ? "" : (x > 0 ? "+" : "") + fmt(x); }
 function numCell(x, text) { return el("td", {class: "num"}, text ?? fmt(x)); }
 function widest(numbers, pick) { return numbers.reduce((a, b) => pick(a, b), 0); }
+function said(...parts) { return parts.map((part, k) => k % 2 ? el("bdi", {}, part) : part); }
+function isolated(text) { return `\u2068${text}\u2069`; }
+function plain(...parts) { return parts.map((part, k) => k % 2 ? isolated(part) : part).join(""); }
 """
 
 # %% ../../nbs/57_report_page.ipynb #a3c9be7d
@@ -496,15 +519,15 @@ function shown(row) {
 # %% ../../nbs/57_report_page.ipynb #0f85ea68
 SCRIPT_HEADER = r"""
 function columns() {
-  const cols = [["query", "query", false], ...DATA.runs.map((run, j) => [`value:${j}`, run, true]),
-                ...DATA.others.map((r, j) => [`diff:${j}`, `${DATA.runs[r]} − ${DATA.runs[DATA.baseline]}`, true])];
-  if (DATA.bounds.rows[state.measure]) cols.push(["ties", "tie range", true], ["judged", "judged share", true]);
+  const cols = [["query", ["query"], false], ...DATA.runs.map((run, j) => [`value:${j}`, ["", run], true]),
+                ...DATA.others.map((r, j) => [`diff:${j}`, ["", DATA.runs[r], " − ", DATA.runs[DATA.baseline]], true])];
+  if (DATA.bounds.rows[state.measure]) cols.push(["ties", ["tie range"], true], ["judged", ["judged share"], true]);
   return cols;
 }
 function headerRow(cols) {
   return el("tr", {}, ...cols.map(([key, label, numeric]) => {
     const arrow = state.sort === key ? (state.descending ? " ▼" : " ▲") : "";
-    const th = el("th", {"data-sort": key, class: numeric ? "num" : ""}, label + arrow);
+    const th = el("th", {"data-sort": key, class: numeric ? "num" : ""}, ...said(...label), arrow);
     th.addEventListener("click", () => {
       state.descending = state.sort === key ? !state.descending : numeric;
       state.sort = key;
@@ -557,7 +580,8 @@ function rankTable(d) {
 function runDetail(r, d) {
   const box = el("div", {class: "run-detail"}, el("h4", {}, DATA.runs[r]));
   if (d === null) { box.append(el("p", {class: "note"}, "This run ranks no document for this query.")); return box; }
-  box.append(el("p", {}, `${DATA.measures[DATA.detail.measure]} ${fmt(d.value)} (DCG ${fmt(d.dcg)}, IDCG ${fmt(d.idcg)})`));
+  const numbers = ` ${fmt(d.value)} (DCG ${fmt(d.dcg)}, IDCG ${fmt(d.idcg)})`;
+  box.append(el("p", {}, ...said("", DATA.measures[DATA.detail.measure], numbers)));
   if (d.note) box.append(el("p", {class: "note"}, d.note));
   if (d.rows.length) box.append(rankTable(d));
   return box;
@@ -613,7 +637,7 @@ function chartBar(p, j, s, text) {
   const bar = el("svg:rect", {class: `bar ${p.y > 0 ? "up" : p.y < 0 ? "down" : "flat"}`, x: s.x(j) - s.bar / 2,
                               y: p.y === 0 ? top - 1 : top, width: Math.max(s.bar, 0.5),
                               height: p.y === 0 ? 2 : Math.max(size, 0.5), "data-query-index": p.i},
-                 el("svg:title", {}, `${p.query}: ${text(p.y)}`));
+                 el("svg:title", {}, plain("", p.query, `: ${text(p.y)}`)));
   bar.addEventListener("click", () => openQuery(p.i));
   return bar;
 }
@@ -624,7 +648,7 @@ function chartAxis(s, mean) {
   return marks.concat(ticks.map(v => el("svg:text", {x: s.left - 6, y: s.y(v) + 4, "text-anchor": "end"}, fmt(v, 2))));
 }
 function chartLabel(p, j, s) {
-  const name = p.query.length > 14 ? p.query.slice(0, 13) + "…" : p.query, x = s.x(j), y = 240;
+  const name = p.query.length > 14 ? plain("", p.query.slice(0, 13), "…") : p.query, x = s.x(j), y = 240;
   return el("svg:text", {x, y, transform: `rotate(60 ${x} ${y})`, class: "query-label"}, name);
 }
 """
@@ -634,17 +658,17 @@ SCRIPT_CHART = r"""
 function renderChart() {
   const points = chartPoints(), s = chartScale(points), alone = state.run === DATA.baseline;
   const measure = DATA.measures[state.measure], run = DATA.runs[state.run];
-  const label = alone ? `${measure} of ${run} per query, highest first`
-                      : `${measure}: ${run} − ${DATA.runs[DATA.baseline]} per query, largest gain first`;
+  const label = alone ? ["", measure, " of ", run, " per query, highest first"]
+                      : ["", measure, ": ", run, " − ", DATA.runs[DATA.baseline], " per query, largest gain first"];
   const mean = points.reduce((sum, p) => sum + p.y, 0) / (points.length || 1);
   const svg = el("svg:svg", {id: "difference-chart", viewBox: `0 0 ${s.width} ${s.height}`, role: "img"},
-                 el("svg:title", {}, label), ...chartAxis(s, mean));
+                 el("svg:title", {}, plain(...label)), ...chartAxis(s, mean));
   points.forEach((p, j) => svg.append(chartBar(p, j, s, alone ? fmt : signed)));
   if (s.labelled) points.forEach((p, j) => svg.append(chartLabel(p, j, s)));
   document.getElementById("chart").replaceChildren(svg);
   const up = points.filter(p => p.y > 0).length, down = points.filter(p => p.y < 0).length;
-  document.getElementById("chart-caption").textContent = alone ? `${label}; mean ${fmt(mean)}` :
-    `${label}: ${up} better, ${down} worse, ${points.length - up - down} equal; mean difference ${signed(mean)}`;
+  document.getElementById("chart-caption").replaceChildren(...said(...label), alone ? `; mean ${fmt(mean)}` :
+    `: ${up} better, ${down} worse, ${points.length - up - down} equal; mean difference ${signed(mean)}`);
 }
 """
 
@@ -709,7 +733,7 @@ _PAGE = """<!DOCTYPE html>
 <meta http-equiv="Content-Security-Policy" content="{policy}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title><style>{style}</style></head>
-<body><header><h1>{title}</h1><p class="meta">{meta}</p></header>
+<body><header><h1>{heading}</h1><p class="meta">{meta}</p></header>
 {sections}
 <section id="queries"><h2>Query by query</h2><div class="controls" id="controls"></div>
 <div id="chart"></div><p class="note" id="chart-caption"></p>
@@ -722,17 +746,30 @@ _PAGE = """<!DOCTYPE html>
 </body></html>
 """
 
+# %% ../../nbs/57_report_page.ipynb #bd570004
+def _listed(names) -> list:
+    "The parts of `_sentence` for names listed with commas: each name, then `, ` (the first part, a name, after `''`)."
+    parts = []
+    for k, name in enumerate(names):
+        parts += [name] if k == 0 else [", ", name]
+    return parts
+
+def _default_title(runs) -> tuple[str, str]:
+    "The page's default title, as text for `<title>` (names isolated) and as HTML for its heading (names in `<bdi>`)."
+    return ("ndcg_nb report: " + ", ".join(map(_isolated, runs)), _sentence("ndcg_nb report: ", *_listed(runs)))
+
 # %% ../../nbs/57_report_page.ipynb #87045c2c
 def render_page(inputs: ReportInputs, comparison: pd.DataFrame, page: PageOptions | None = None) -> str:
     "The report page of `inputs` with `compare`'s table `comparison`, as one HTML document."
     page = page or PageOptions()
     evaluated, data = inputs.evaluated, page_data(inputs, comparison, page or PageOptions())
-    title = page.title or f"ndcg_nb report: {', '.join(evaluated.runs)}"
-    meta = (f"{len(evaluated.runs)} run(s), {len(data['queries'])} queries, measures {', '.join(evaluated.measures)}, "
-            f"baseline {evaluated.runs[data['baseline']]}; made by ndcg_nb {__version__}")
+    title, heading = (page.title, html.escape(page.title)) if page.title else _default_title(evaluated.runs)
+    meta = _sentence(f"{len(evaluated.runs)} run(s), {len(data['queries'])} queries, measures ",
+                     *_listed(evaluated.measures), ", baseline ", evaluated.runs[data["baseline"]],
+                     f"; made by ndcg_nb {__version__}")
     sections = _means_section(evaluated, comparison) + _convention_section(evaluated) + _tests_section(comparison)
-    return _PAGE.format(policy=content_policy(PAGE_SCRIPT, PAGE_CSS), title=html.escape(title), style=PAGE_CSS,
-                        meta=html.escape(meta), sections=sections, notes=_notes_section(evaluated, data["left_out"]),
+    return _PAGE.format(policy=content_policy(PAGE_SCRIPT, PAGE_CSS), title=html.escape(title), heading=heading,
+                        style=PAGE_CSS, meta=meta, sections=sections, notes=_notes_section(evaluated, data["left_out"]),
                         data=script_json(data), script=PAGE_SCRIPT)
 
 # %% ../../nbs/57_report_page.ipynb #bb46d936
@@ -763,10 +800,8 @@ def report_html(qrels, runs, measures=DEFAULT_MEASURES, *, baseline: str | None 
 
 # %% ../../nbs/57_report_page.ipynb #5462ed45
 def report(qrels, runs, measures=DEFAULT_MEASURES, *, path: str | Path, **options) -> Path:
-    "Write `report_html(qrels, runs, measures, **options)` to `path` (UTF-8); return the path."
-    path = Path(path)
-    path.write_text(report_html(qrels, runs, measures, **options), encoding="utf-8")
-    return path
+    "Write `report_html(qrels, runs, measures, **options)` to `path` (UTF-8), whole or not at all; return the path."
+    return write_whole(path, report_html(qrels, runs, measures, **options))
 
 # %% ../../nbs/57_report_page.ipynb #d6c086fc
 @contextlib.contextmanager
@@ -797,12 +832,14 @@ def headless_chromium(width: int = 1280, height: int = 1000):
         shutil.rmtree(profile, ignore_errors=True)
 
 # %% ../../nbs/57_report_page.ipynb #162b7794
-def _palette_png(png: Path) -> None:
-    "Rewrite `png` with a palette of 256 colours: a page has few, and the file shrinks to about a third."
+def _palette_png(picture: bytes) -> bytes:
+    "The PNG `picture` with a palette of 256 colours: a page has few, and the file shrinks to about a third."
     from PIL import Image
-    with Image.open(png) as image:
+    with Image.open(io.BytesIO(picture)) as image:
         small = image.convert("RGB").quantize(colors=256)
-    small.save(png, optimize=True)
+    written = io.BytesIO()
+    small.save(written, format="PNG", optimize=True)
+    return written.getvalue()
 
 # %% ../../nbs/57_report_page.ipynb #63f9eb17
 def save_screenshot(page: str | Path, png: str | Path, *, open_queries: int = 1, width: int = 1100,
@@ -816,6 +853,5 @@ def save_screenshot(page: str | Path, png: str | Path, *, open_queries: int = 1,
         driver.execute_script("window.scrollTo(0, 0)")
         height = driver.execute_script("return document.documentElement.scrollHeight")
         driver.set_window_size(width, min(max(height, 600), max_height))
-        driver.save_screenshot(str(png))
-    _palette_png(png)
-    return png
+        picture = driver.get_screenshot_as_png()
+    return write_whole(png, _palette_png(picture))

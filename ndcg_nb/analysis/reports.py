@@ -90,15 +90,18 @@ def render(frame: pd.DataFrame, format: str = "text", decimals: int = 4, index: 
 
 # %% ../../nbs/56_reports.ipynb #7b034e95
 def _save_difference_plots(evaluated: RunsEvaluation, baseline: str | None, path) -> None:
-    "One per-query difference plot for each run but the baseline, on the first measure, stacked in one file."
+    "One per-query difference plot for each run but the baseline, on the first measure, stacked in one file (written whole)."
     import matplotlib.pyplot as plt
+    from ndcg_nb.analysis.plots import save_figure
     others = [r for r in evaluated.runs if r != (baseline or evaluated.runs[0])]
     figure, axes = plt.subplots(len(others), 1, figsize=(8, 3.2 * max(len(others), 1)), squeeze=False)
-    for ax, run in zip(axes[:, 0], others):
-        evaluated.plot_differences(run, evaluated.measures[0], baseline=baseline, ax=ax)
-    figure.tight_layout()
-    figure.savefig(path)
-    plt.close(figure)
+    try:
+        for ax, run in zip(axes[:, 0], others):
+            evaluated.plot_differences(run, evaluated.measures[0], baseline=baseline, ax=ax)
+        figure.tight_layout()
+        save_figure(figure, path)
+    finally:
+        plt.close(figure)
 
 # %% ../../nbs/56_reports.ipynb #1b412e20
 def compare_report(qrels, runs, measures=("ndcg", "ndcg_cut_10"), *, format: str = "text", marker_test: str = "t",

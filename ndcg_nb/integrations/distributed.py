@@ -17,6 +17,7 @@ from ..engine.deferred_imports import pandas as pd   # imported when first used
 import pyarrow as pa
 
 from ..errors import InputError, MissingExtraError, NdcgError, PluginError, UsageError
+from ..files import whole_file
 from ..engine.evaluator import Evaluator
 from ..engine.judgments import Judgments, no_common_query_message
 from ..engine.plan import Plan
@@ -409,6 +410,11 @@ class PerQueryWriteError(NdcgError, OSError):
 
 SUCCESS_MARKER = "_SUCCESS"   # written last into a complete write_per_query directory, as Spark and Hadoop do
 
+def _on_this_machine(fs) -> bool:
+    "Whether `fs` is the local file system (fsspec's `file`), where a file can be written whole (`whole_file`)."
+    protocols = fs.protocol if isinstance(fs.protocol, (tuple, list)) else (fs.protocol,)
+    return "file" in protocols
+
 def _write_part(rows: pd.DataFrame, path: str, folder: str, storage_options: dict) -> None:
     "Write one partition's per-query rows as parquet to `path`; on failure remove the torn file and name `folder`."
     import fsspec
@@ -416,14 +422,16 @@ def _write_part(rows: pd.DataFrame, path: str, folder: str, storage_options: dic
     table = pa.Table.from_pandas(rows.astype({"measure": "str", "status": "str"}), schema=_PER_QUERY_SCHEMA,
                                  preserve_index=False)      # one schema for every file, empty ones included
     fs, target = fsspec.core.url_to_fs(path, **storage_options)
+    local = _on_this_machine(fs)
     try:
-        with fs.open(target, "wb") as handle:
+        with whole_file(target) if local else fs.open(target, "wb") as handle:
             pq.write_table(table, handle)
     except OSError as exc:
-        try:
-            fs.rm(target)
-        except OSError:
-            pass
+        if not local:                # whole_file left nothing behind
+            try:
+                fs.rm(target)
+            except OSError:
+                pass
         raise PerQueryWriteError(f"write_per_query={folder!r} is incomplete (it has no {SUCCESS_MARKER} file): "
                                  f"writing {path.rsplit('/', 1)[-1]} failed on {_where()} ({exc})") from None
 
@@ -536,7 +544,7 @@ def evaluate_on_dask(scheduler: str, qrels, run, measures=("ndcg",), *, n_worker
     worker processes on this machine when `scheduler` is `'local'`; `options` as for `evaluate`."""
     distributed = _need("distributed", "dask")
     if scheduler == "local":
-        with distributed.LocalCluster(n_workers=n_workers, processes=True, dashboard_address=None) as cluster, \
+        with distributed.LocalCluster(n_workers=n_workers, processes=True, dashboard_address=":0") as cluster, \
                 distributed.Client(cluster):
             return evaluate(qrels, run, measures, **options)
     try:

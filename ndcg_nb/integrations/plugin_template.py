@@ -5,11 +5,13 @@
 # %% ../../nbs/63_plugin_template.ipynb #m2a1b2c3
 from __future__ import annotations
 
+import os
 import re
 import textwrap
 from pathlib import Path
 
 from ..errors import UsageError
+from ..files import whole_folder, write_whole
 
 # %% auto #0
 __all__ = ['new_plugin']
@@ -198,15 +200,18 @@ def _plugin_names(name: str) -> tuple[str, str]:
 
 # %% ../../nbs/63_plugin_template.ipynb #a32df8d0
 def new_plugin(name: str, parent=".") -> Path:
-    "Write a plugin package for policies named after `name` into `parent/ndcg-nb-NAME`; returns its folder."
+    """Write a plugin package for policies named after `name` into `parent/ndcg-nb-NAME`, whole or not at all; returns
+    its folder."""
     dist, package = _plugin_names(name)
     root = Path(parent) / f"ndcg-nb-{dist}"
-    if root.exists():
+    if os.path.lexists(root):
         raise UsageError(f"{root} already exists; choose another name or folder")
     files = {"pyproject.toml": _PYPROJECT, "README.md": _README, f"src/{package}/__init__.py": _MODULE,
              f"tests/test_{name}.py": _TESTS}
-    for relative, text in files.items():
-        path = root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text.format(name=name, dist=dist, package=package), encoding="utf-8")
+    root.parent.mkdir(parents=True, exist_ok=True)
+    with whole_folder(root) as folder:
+        for relative, text in files.items():
+            path = folder / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_whole(path, text.format(name=name, dist=dist, package=package))
     return root
