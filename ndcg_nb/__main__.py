@@ -220,7 +220,8 @@ def _convention_options(parser: argparse.ArgumentParser):
                              "preset of the dialect it is named in: trec_eval for ndcg_cut.10 and map, ir_measures for "
                              "nDCG@10 and AP, ranx for ndcg@10 and map@100")
     parser.add_argument("-c", dest="complete", action="store_true",
-                        help="score qrels queries missing from the run as 0 (trec_eval -c)")
+                        help="count qrels queries missing from the run, scored as trec_eval -c scores them: "
+                             "0, but ideal_dcg the query's ideal")
     parser.add_argument("-J", dest="judged_only", action="store_true",
                         help="drop unjudged documents before ranking (trec_eval -J)")
     parser.add_argument("-M", dest="max_docs", type=int, default=None,
@@ -470,9 +471,10 @@ def _eval_command(commands):
                     "ndcg.LEVEL=GAIN,...; judged queries missing from the run left out), ir_measures' (nDCG@K, "
                     "nDCG(...)@K; missing queries count 0) and ranx's (ndcg@K, ndcg_burges@K; grades from 1, missing "
                     "queries count 0); --preset puts every measure under one convention. The rest of a results table "
-                    "(trec_eval's map, P.K, recall.K, recip_rank, ...; ir_measures' AP, P@K, R@K, RR, ...; ranx's "
-                    "map@K, precision@K, recall@K, mrr) is computed by ir_measures with pytrec_eval (the ir_measures "
-                    "extra). FAMILY@K names a measure family a plugin adds (see `ndcg-nb plugins`). A measure named "
+                    "(trec_eval's map, P.K, recall.K, recip_rank, Rprec, success.K, map_cut.K) is computed by ndcg_nb "
+                    "under the trec_eval preset, as trec_eval 10.0 computes it; under other presets, and bpref, "
+                    "set_P, ..., ir_measures' AP, P@K, R@K, RR, ... and ranx's map@K, precision@K, recall@K, mrr, by "
+                    "ir_measures with pytrec_eval (the ir_measures extra). FAMILY@K names a measure family a plugin adds (see `ndcg-nb plugins`). A measure named "
                     "twice is printed once. Output: trec_eval's three columns.")
     evaluation.add_argument("qrels", type=_path, help="TREC qrels file (qid iter docno rel), plain or gzip; - reads "
                             "standard input")
