@@ -13,7 +13,7 @@ from .deferred_imports import pyarrow as pa, pyarrow_compute as pc   # imported 
 
 from .arrow_numpy import as_arrow, as_numpy
 from .judgments import Judgments, MatchedRun
-from .runs import give_back_freed_memory, memory_pool, split_file
+from .runs import give_back_freed_memory, is_regular_file, memory_pool, split_file
 
 # %% auto #0
 __all__ = ['SPLIT_SORT_FROM', 'finite_values', 'query_codes', 'sorted_pairs', 'judging_lines', 'run_places', 'query_halves',
@@ -170,6 +170,8 @@ def _values(qrels: pa.Table, run: pa.Table) -> tuple[np.ndarray, np.ndarray] | N
 
 def match_files(qrels_path, run_path) -> tuple[Judgments, MatchedRun] | None:
     "The judgments of a qrels file and its run file matched to them, joined by one sort; None where the general path must read them."
+    if not (is_regular_file(qrels_path) and is_regular_file(run_path)):   # a pipe, read once: by the general path
+        return None
     (qrels, _, _), (run, _, tag) = split_file(qrels_path, "qrels"), split_file(run_path, "run")
     values = _values(qrels, run)
     if values is None:

@@ -17,6 +17,7 @@ import math
 import mmap
 import os
 import stat
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,12 +28,12 @@ from .deferred_imports import pyarrow_compute as pc, pyarrow_csv as pa_csv
 from ..errors import InputError, UsageError
 
 # %% auto #0
-__all__ = ['MAX_LINE_BYTES', 'MAX_GZIP_RATIO', 'RATIO_FROM_BYTES', 'MAP_FROM_BYTES', 'QRELS_DUPLICATES', 'TRIM_FROM_BYTES',
-           'SAMPLE_QRELS', 'SAMPLE_RUN', 'TrecFormatError', 'short_repr', 'some_numbers', 'is_binary_file',
-           'source_name', 'checked_text', 'memory_pool', 'split_lines', 'numeric_column', 'check_duplicates_rule',
-           'give_back_freed_memory', 'split_file', 'read_qrels', 'read_run', 'read_qrels_and_run', 'id_categories',
-           'is_records', 'is_ranx', 'check_not_swapped', 'check_dicts_not_swapped', 'is_run_collection', 'as_qrels',
-           'as_run', 'as_qrels_and_run']
+__all__ = ['MAX_LINE_BYTES', 'MAX_GZIP_RATIO', 'RATIO_FROM_BYTES', 'QRELS_DUPLICATES', 'TRIM_FROM_BYTES', 'SAMPLE_QRELS',
+           'SAMPLE_RUN', 'TrecFormatError', 'short_repr', 'some_numbers', 'is_binary_file', 'source_name',
+           'checked_text', 'FileChangedError', 'is_regular_file', 'memory_pool', 'split_lines', 'numeric_column',
+           'check_duplicates_rule', 'give_back_freed_memory', 'split_file', 'read_qrels', 'read_run',
+           'read_qrels_and_run', 'id_categories', 'is_records', 'is_ranx', 'check_not_swapped',
+           'check_dicts_not_swapped', 'is_run_collection', 'as_qrels', 'as_run', 'as_qrels_and_run']
 
 # %% ../../nbs/40_runs.ipynb #9297daa9
 class TrecFormatError(InputError):
@@ -76,6 +77,11 @@ def _utf16(raw) -> str | None:
         return "UTF-16 (big-endian, without a byte order mark)"
     return None
 
+def _nul_error(raw, at: int, source) -> TrecFormatError:
+    "The error for the NUL byte at byte `at` of `raw`."
+    return TrecFormatError(f"{source}, line {_line_at(raw, at)}: a NUL byte; a TREC file is text, and trec_eval "
+                           "refuses it too ('File may contain no NULL characters')")
+
 def _refuse_binary(raw, source) -> None:
     "Refuse UTF-16 text, a NUL byte, or a byte order mark after the start, naming the line."
     nul = raw.find(b"\x00")
@@ -83,8 +89,7 @@ def _refuse_binary(raw, source) -> None:
         raise TrecFormatError(f"{source}: the file is {_utf16(raw)} text, not UTF-8 (PowerShell's `>` writes UTF-16): "
                               "save it as UTF-8, e.g. with `Out-File -Encoding utf8` or `iconv -f UTF-16 -t UTF-8`")
     if nul >= 0:
-        raise TrecFormatError(f"{source}, line {_line_at(raw, nul)}: a NUL byte; a TREC file is text, and trec_eval "
-                              "refuses it too ('File may contain no NULL characters')")
+        raise _nul_error(raw, nul, source)
     bom = raw.find(_BOM, 1) if raw.find(_BOM[:1], 1) >= 0 else -1   # one byte is found faster than three
     if bom >= 0:
         raise TrecFormatError(f"{source}, line {_line_at(raw, bom)}: a byte order mark (U+FEFF) inside the file, "
@@ -221,62 +226,206 @@ def checked_text(raw: bytes, source) -> bytes:
         raw = _guarded(_inflated(io.BytesIO(raw), source), source)
     return _as_text(raw, source)
 
-def _read_bytes(path):
-    "The bytes of the file at `path` (or an open binary file), gunzipped as they are read if they start with gzip's magic number; checked."
-    source = source_name(path)
-    return _as_text(_guarded(_chunks(path, source), source), source)
-
 # %% ../../nbs/40_runs.ipynb #629915f9
-MAP_FROM_BYTES = 16 << 20   # smaller files are read as bytes: their copy costs less than about 10 ms
+class FileChangedError(TrecFormatError):
+    "A file changed while it was read (another program wrote, cut or grew it): what was read is neither surely the old file nor the new one."
 
-class _MappedFile(mmap.mmap):
-    "A file's bytes, mapped read-only; `in` and `+` work as on `bytes` (`mmap`'s own `in` finds only a single byte)."
+_WATCHED = (b"\r", b"\t", b"\x0b", b"\x0c", b"#")   # the bytes whose presence the parser asks about
+
+class _Scratch:
+    """Arrays kept from one block of bytes to the next: a NumPy comparison that makes a new array each time
+    takes fresh pages from the kernel each time, which costs several times the comparison (0.08 s against 0.01 s
+    for 100 MB a megabyte at a time, on this machine)."""
+    def __init__(self):
+        self.first, self.second, self.bytes = np.empty(0, dtype=bool), np.empty(0, dtype=bool), np.empty(0, dtype=np.uint8)
+
+    def larger_of_neighbours(self, data: np.ndarray) -> np.ndarray:
+        "`max(data[i], data[i + 1])` for each i (bytes)."
+        if len(self.bytes) < len(data) - 1:
+            self.bytes = np.empty(len(data) - 1, dtype=np.uint8)
+        return np.maximum(data[:-1], data[1:], out=self.bytes[:max(len(data) - 1, 0)])
+
+    def pair(self, data: np.ndarray, first, a, second, b) -> bool:
+        "Whether `first(data[i], a)` and `second(data[i + 1], b)` for some i (`first`, `second`: NumPy comparisons)."
+        n = len(data) - 1
+        if n < 1:
+            return False
+        if len(self.first) < n:
+            self.first, self.second = np.empty(n, dtype=bool), np.empty(n, dtype=bool)
+        left, right = first(data[:-1], a, out=self.first[:n]), second(data[1:], b, out=self.second[:n])
+        return bool(np.logical_and(left, right, out=left).any())
+
+class _FileBytes(mmap.mmap):
+    """A file's bytes in anonymous memory of their own (`mmap.mmap(-1, size)`); `in`, `+`, `count` and `isascii` work as
+    on `bytes` (`mmap`'s own `in` finds only a single byte). What the reader `note`d of each chunk as it landed answers
+    later questions without another pass over the memory."""
+    watched: set | None = None        # which of `_WATCHED` it holds (None: not noted)
+    ascii: bool | None = None
+    blanks_meet: bool | None = None   # whether two bytes of at most 32 (whitespace or control) stand side by side
+
+    def start_noting(self) -> None:
+        self.watched, self.ascii, self.blanks_meet, self._scratch = set(), True, False, _Scratch()
+
+    def stop_noting(self) -> None:
+        del self._scratch
+
+    def note(self, start: int, end: int) -> None:
+        "Note what `self[start:end]` holds, while it is still in the processor's cache: a pass over it costs little then."
+        self.watched.update(part for part in _WATCHED if part not in self.watched and self.find(part, start, end) >= 0)
+        before = max(start - 1, 0)    # the byte before the chunk, for the pair that straddles it
+        chunk = np.frombuffer(self, dtype=np.uint8, count=end - before, offset=before)
+        if self.ascii:
+            self.ascii = bool(chunk.max() <= 127)
+        if not self.blanks_meet and len(chunk) > 1:   # two blanks meet where the larger of two neighbours is one
+            self.blanks_meet = bool(self._scratch.larger_of_neighbours(chunk).min() <= 32)
+
     def __contains__(self, part) -> bool:
+        if self.watched is not None and part in _WATCHED:
+            return part in self.watched
         return self.find(part) >= 0
+
+    def isascii(self, block: int = 1 << 23) -> bool:
+        if self.ascii is None:
+            data = np.frombuffer(self, dtype=np.uint8)
+            self.ascii = all(data[start:start + block].max() <= 127 for start in range(0, len(data), block))
+        return self.ascii
 
     def __add__(self, more: bytes) -> bytes:
         return self[:] + more
 
-# %% ../../nbs/40_runs.ipynb #577f314d
-def _plain_ascii(mapped, block: int = 1 << 23) -> bool:
-    "Whether `mapped` holds only ASCII bytes, none of them NUL or a carriage return."
-    if mapped.find(b"\r") >= 0:        # first: Windows line ends show on the first line
-        return False
-    data = np.frombuffer(mapped, dtype=np.uint8)
-    for start in range(0, len(data), block):
-        part = data[start:start + block]
-        if part.max() > 127 or part.min() == 0:
-            return False
-    return True
+    def count(self, part: bytes, start: int = 0, end: int | None = None) -> int:
+        end = len(self) if end is None else min(end, len(self))
+        if len(part) != 1:
+            return self[start:end].count(part)
+        return int(np.count_nonzero(np.frombuffer(self, dtype=np.uint8, count=max(end - start, 0), offset=start) == part[0]))
 
-def _lines_fit(mapped) -> bool:
-    "Whether no line of `mapped` is longer than `MAX_LINE_BYTES` (its line end not counted)."
-    start = 0
-    while len(mapped) - start > MAX_LINE_BYTES:
-        end = mapped.rfind(b"\n", start, start + MAX_LINE_BYTES + 1)
-        if end < 0:
-            return False
-        start = end + 1
-    return True
+_PRIVATE = {"flags": mmap.MAP_PRIVATE} if hasattr(mmap, "MAP_PRIVATE") else {}   # anonymous mmap is shared by default
+
+def _memory(size: int) -> _FileBytes:
+    "`size` bytes of anonymous memory of this process's own (private: shared memory costs more to fill), not yet touched."
+    return _FileBytes(-1, size, **_PRIVATE)
+
+# %% ../../nbs/40_runs.ipynb #577f314d
+def _plain_ascii(data) -> bool:
+    "Whether `data` (in which no NUL byte was found) holds only ASCII bytes, none of them a carriage return."
+    return b"\r" not in data and data.isascii()
+
+def _open_line_start(data, start: int, end: int, source) -> int:
+    """Where the last line of `data[:end]` that may still go on starts, from `start`, where a line starts; a line
+    longer than `MAX_LINE_BYTES` (its line end not counted) is refused."""
+    while end - start > MAX_LINE_BYTES:
+        window = start + MAX_LINE_BYTES + 1
+        at = data.rfind(b"\n", start, window)
+        if at < 0:                    # old Mac line ends, a carriage return alone
+            at = data.rfind(b"\r", start, window)
+        if at < 0:
+            raise TrecFormatError(f"{source}, line {_line_at(data, start)}: a line longer than {MAX_LINE_BYTES:,} "
+                                  "bytes: not a TREC text file, or an id far too long")
+        start = at + 1
+    return start
 
 # %% ../../nbs/40_runs.ipynb #63964385
-def _mapped_text(path) -> _MappedFile | None:
-    """The file at `path` mapped read-only, if it is a plain file of at least `MAP_FROM_BYTES` that `_read_bytes`
-    would return unchanged (ASCII without NUL or carriage return, no line too long); else None."""
-    if not isinstance(path, (str, os.PathLike)):
-        return None
-    try:
-        with open(path, "rb") as handle:
-            facts = os.fstat(handle.fileno())
-            if not stat.S_ISREG(facts.st_mode) or facts.st_size < MAP_FROM_BYTES:
-                return None
-            mapped = _MappedFile(handle.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):   # an empty file cannot be mapped; the bytes reader names any other problem
-        return None
-    if _plain_ascii(mapped) and _lines_fit(mapped):
-        return mapped
-    mapped.close()
+_FILL_BYTES = 16 << 20    # memory is populated this much at a time; the file is read, checked and noted _CHUNK at a time
+_POPULATE_WRITE = getattr(mmap, "MADV_POPULATE_WRITE", 23 if sys.platform.startswith("linux") else None)
+
+def _populate(buffer: mmap.mmap, start: int, end: int) -> None:
+    "Have the kernel back `buffer[start:end]` with memory in one call, not a page fault at a time (where it can)."
+    if _POPULATE_WRITE is not None and start % mmap.PAGESIZE == 0 and end > start:
+        with contextlib.suppress(OSError, ValueError):   # a kernel before Linux 5.14: the copy faults the pages in
+            buffer.madvise(_POPULATE_WRITE, start, end - start)
+
+def _checked_chunk(buffer, start: int, end: int, line: int, source) -> int:
+    "Check `buffer[start:end]`, just read (`line`: where the line open before it starts); where the line open after it starts."
+    nul = buffer.find(b"\x00", start, end)
+    if nul >= 0 and start == 0:
+        _refuse_binary(buffer[:end], source)             # UTF-16 text, named as such
+    if nul >= 0:
+        raise _nul_error(buffer, nul, source)
+    if start == 0:
+        _check_start(buffer[:end], source)
+    return _open_line_start(buffer, line, end, source)
+
+def _read_into(handle, size: int, source) -> tuple[_FileBytes | bytes, int]:
+    """The bytes of the regular file open as `handle` (unbuffered, at its start) of `size` bytes, read into memory of
+    their own a chunk at a time, each chunk checked; and the number read. More than `size` (a file that grew, or
+    one in `/proc`, which says 0) is read on as a stream."""
+    buffer, read, line, filled = _memory(max(size, 1)), 0, 0, 0
+    buffer.start_noting()
+    with memoryview(buffer) as view:
+        while read < size:
+            end = min(read + _CHUNK, size)
+            if end > filled:
+                filled, start = min(filled + _FILL_BYTES, size), filled
+                _populate(buffer, start, filled)
+            got = handle.readinto(view[read:end])
+            if not got:               # cut short: the caller sees it in the size
+                break
+            line = _checked_chunk(buffer, read, read + got, line, source)
+            buffer.note(read, read + got)
+            read += got
+    buffer.stop_noting()
+    more = handle.read(_CHUNK) if read == size else b""
+    if not more:
+        return (buffer if size else b""), read
+    text = _guarded(itertools.chain([buffer[:read], more], iter(lambda: handle.read(_CHUNK), b"")), source)
+    return text, len(text)
+
+def _changed(before: os.stat_result, after: os.stat_result, read: int | None) -> str | None:
+    "How a file changed between two `fstat`s of its open descriptor, `read` bytes read (None: not counted); None if it did not."
+    if after.st_size != before.st_size:
+        return f"its size went from {before.st_size:,} to {after.st_size:,} bytes"
+    if after.st_mtime_ns != before.st_mtime_ns:
+        return "it was written to"
+    if read is not None and read < before.st_size:
+        return f"{read:,} of its {before.st_size:,} bytes could be read"
     return None
+
+def _changed_error(source, what: str) -> FileChangedError:
+    return FileChangedError(f"{source}: the file changed while it was read ({what}); another program is writing "
+                            "it: read it again once that program has finished")
+
+def _check_unchanged(handle, before: os.stat_result, read: int | None, source) -> None:
+    "Refuse the file open as `handle` if it changed since `before` (its `fstat` when reading began)."
+    what = _changed(before, os.fstat(handle.fileno()), read)
+    if what is not None:
+        raise _changed_error(source, what)
+
+def _read_regular(handle, source):
+    "The checked text of the regular file open as `handle` (unbuffered), gunzipped if need be; refused if it changed while read."
+    before = os.fstat(handle.fileno())
+    try:
+        if handle.read(2) == b"\x1f\x8b":
+            handle.seek(0)
+            raw, read = _guarded(_inflated(handle, source), source), None
+        else:
+            handle.seek(0)
+            raw, read = _read_into(handle, before.st_size, source)
+    except TrecFormatError:           # a file cut short or rewritten while read can look malformed: say why
+        _check_unchanged(handle, before, None, source)
+        raise
+    _check_unchanged(handle, before, read, source)
+    if isinstance(raw, _FileBytes) and _plain_ascii(raw):
+        return raw
+    return _as_text(raw[:] if isinstance(raw, _FileBytes) else raw, source)
+
+def is_regular_file(path) -> bool:
+    "True for a path (str or os.PathLike) to a regular file, which can be read more than once; False for a pipe, `/dev/fd/N`, a device, an open file or a missing path."
+    try:
+        return isinstance(path, (str, os.PathLike)) and stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+def _read_bytes(path):
+    """The checked text of the file at `path`, opened once (a regular file read whole and refused if it changed
+    meanwhile; a pipe, `/dev/fd/N` or a device as a stream), or of an open binary file; gunzipped if it starts with
+    gzip's magic number."""
+    source = source_name(path)
+    if not isinstance(path, (str, os.PathLike)):
+        return _as_text(_guarded(_chunks(path, source), source), source)
+    with open(path, "rb", buffering=0) as handle:
+        if stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            return _read_regular(handle, source)
+        return _as_text(_guarded(_chunks(handle, source), source), source)
 
 # %% ../../nbs/40_runs.ipynb #5e0d7a41
 def memory_pool():
@@ -310,6 +459,8 @@ def _empty_field(raw: bytes, delimiter: bytes, block: int = 1 << 23) -> bool:
     data = np.frombuffer(raw, dtype=np.uint8)
     if len(data) and data[0] in (ord(delimiter), 10, 13):
         return True
+    if getattr(raw, "blanks_meet", None) is False:   # noted as the file was read: no two gap bytes meet
+        return bool(len(data)) and bool(data[-1] == ord(delimiter))
     for start in range(0, len(data), block):   # a block at a time, so the masks stay small
         part = data[start:start + block + 1]
         low = part <= 32   # one comparison finds every gap byte (and rare control bytes): the exact test only if two meet
@@ -400,14 +551,27 @@ def _first_fields(data: np.ndarray, starts, ends, heads, counts, n: int) -> byte
     keep[ends + 1] -= 1
     return out[np.cumsum(keep[:-1], dtype=np.int8).view(bool)].tobytes()
 
+# %% ../../nbs/40_runs.ipynb #c0a1e7b2
+def _without_comments(data: np.ndarray, starts, ends, line_of, heads, counts):
+    "The `starts`, `ends`, `line_of`, `heads` and `counts` of `_fields_by_line` for the lines whose first field does not start with `#`."
+    comment = data[starts[heads]] == ord("#")
+    if not comment.any():
+        return starts, ends, line_of, heads, counts
+    kept = np.repeat(~comment, counts)
+    counts = counts[~comment]
+    heads = np.cumsum(counts) - counts
+    return starts[kept], ends[kept], line_of[kept], heads, counts
+
 # %% ../../nbs/40_runs.ipynb #e4a93f07
 def _normalise(raw: bytes, names, source: str, kind: str) -> tuple[bytes, np.ndarray]:
-    "`raw` rewritten as the first `len(names)` fields of each line, one space apart; and the number of each line kept."
+    "`raw` rewritten as the first `len(names)` fields of each line but comments, one space apart; and the number of each line kept."
     data = np.frombuffer(raw + b"\n", dtype=np.uint8)
-    starts, ends = _field_spans(data)
+    spans = _field_spans(data)
+    starts, ends, line_of, heads, counts = _without_comments(data, *spans, *_fields_by_line(data, spans[0]))
     if not len(starts):
-        raise TrecFormatError(f"{source}: no {kind} lines")
-    fields = _Fields(raw, starts, *_fields_by_line(data, starts), source)
+        only = " (only comment lines, which start with #)" if len(spans[0]) else ""
+        raise TrecFormatError(f"{source}: no {kind} lines{only}")
+    fields = _Fields(raw, starts, line_of, heads, counts, source)
     short = np.flatnonzero(fields.counts < len(names))
     if len(short):
         raise _short_line(fields, short[0], names)
@@ -449,9 +613,19 @@ def _field_types(kind: str, scores_as_text: bool = False) -> dict:
         return {"query": pa.string(), "doc": pa.string(), "relevance": _spellings_type()}
     return {"query": pa.string(), "doc": pa.string(), "score": pa.string() if scores_as_text else pa.float64()}
 
+def _comment_at_line_start(raw, block: int = 1 << 20) -> bool:
+    "Whether a line of `raw` starts with `#` (a comment line after blanks is the slow path's to find)."
+    if b"#" not in raw:
+        return False
+    if raw[:1] == b"#":
+        return True
+    data, scratch = np.frombuffer(raw, dtype=np.uint8), _Scratch()
+    return any(scratch.pair(data[start:start + block + 1], np.equal, ord("\n"), np.equal, ord("#"))
+               for start in range(0, len(data), block))
+
 def _split(raw: bytes, kind: str, source: str) -> tuple[pa.Table, np.ndarray, bytes]:
     names, types = _FIELDS[kind], _field_types(kind)
-    table = _regular(raw, names, list(types), types)
+    table = None if _comment_at_line_start(raw) else _regular(raw, names, list(types), types)
     if table is not None and kind == "run" and not pc.all(pc.is_finite(table["score"])).as_py():
         table = _regular(raw, names, list(types), _field_types(kind, True))   # a score not finite is named as written
     if table is not None:
@@ -608,14 +782,43 @@ def give_back_freed_memory(read_bytes: int) -> bool:
     return trim is not None
 
 # %% ../../nbs/40_runs.ipynb #63444e6e
+def _regular_facts(path) -> os.stat_result | None:
+    "`os.stat` of the regular file at `path`; None for anything else (a pipe, an open file, a missing path)."
+    try:
+        facts = os.stat(path) if isinstance(path, (str, os.PathLike)) else None
+    except (OSError, ValueError):
+        return None
+    return facts if facts is not None and stat.S_ISREG(facts.st_mode) else None
+
+@contextlib.contextmanager
+def _unchanged_meanwhile(path, source):
+    """Refuse, as changed, the regular file at `path` if it was written to between the start of the block (before it
+    was opened) and its end (once parsed), or while the block raised a `TrecFormatError` (a file cut short by its
+    writer is malformed): a writer that paused while the file was read is caught here, later."""
+    before = _regular_facts(path)
+    def moved() -> str | None:
+        after = _regular_facts(path)
+        same_file = before is not None and after is not None and (before.st_dev, before.st_ino) == (after.st_dev, after.st_ino)
+        return _changed(before, after, None) if same_file else None
+    try:
+        yield
+    except TrecFormatError as exc:
+        what = None if isinstance(exc, FileChangedError) else moved()
+        if what is not None:
+            raise _changed_error(source, what) from None
+        raise
+    what = moved()
+    if what is not None:
+        raise _changed_error(source, what)
+
 def split_file(path, kind: str) -> tuple[pa.Table, np.ndarray, str | None]:
-    """The fields and line numbers of the file at `path` (or an open binary file), and a run's tag; the bytes (or the
-    mapped file) are not kept."""
-    mapped = _mapped_text(path)
-    table, lines, text = split_lines(_read_bytes(path) if mapped is None else mapped, kind, source_name(path))
+    "The fields and line numbers of the file at `path` (or an open binary file), and a run's tag; the bytes are not kept."
+    source = source_name(path)
+    with _unchanged_meanwhile(path, source):
+        table, lines, text = split_lines(_read_bytes(path), kind, source)
     end = text.find(b"\n")
     tag = text[:end if end >= 0 else None].split()[5].decode() if kind == "run" else None
-    del mapped, text
+    del text
     give_back_freed_memory(table.nbytes)
     return table, lines, tag
 

@@ -46,7 +46,7 @@ def byte_compile_ndcg_nb() -> str | None:
         return None
     folder = list(spec.submodule_search_locations)[0]
     compileall.compile_dir(folder, quiet=1, workers=1)
-    return f"ndcg_nb's modules were byte-compiled before timing ({folder}), as an installed wheel has them"
+    return "ndcg_nb's modules were byte-compiled before timing, as an installed wheel has them"
 
 
 def load_average():
