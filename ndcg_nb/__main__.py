@@ -724,6 +724,9 @@ def _first_fields(path, limit: int = 1 << 16) -> int | None:
     "How many fields the first non-blank line of the file at `path` has (read through gzip); None if unknown."
     if not isinstance(path, (str, os.PathLike)) or path == "-":    # standard input, read once already
         return None
+    from ndcg_nb.engine.runs import is_regular_file      # the command line imports the engine when it runs
+    if not is_regular_file(path):       # a pipe or /dev/fd/N, read once already: a second open would wait for a writer
+        return None
     try:
         with open(path, "rb") as file:
             head = file.read(limit)
@@ -733,7 +736,7 @@ def _first_fields(path, limit: int = 1 << 16) -> int | None:
         return None
     lines = head.split(b"\n")
     for line in lines[:-1] if len(head) >= limit else lines:   # a line cut at the limit is not counted
-        if line.strip():
+        if line.strip() and not line.lstrip().startswith(b"#"):      # a comment line, skipped as the readers skip it
             return len(line.split())
     return None
 
