@@ -31,7 +31,8 @@ class Measure:
     k: int | None
     gains: tuple = ()       # ((grade, gain), ...) for trec_eval's ndcg.rel=gain,...
     overrides: tuple = ()   # ((field, value), ...): the convention fields the name itself sets, under any preset
-    kind: str = "ndcg"      # "ndcg", trec_eval's "dcg", "ideal_dcg", "ndcg_rel", "Rndcg", or "provided" (by another tool)
+    kind: str = "ndcg"      # "ndcg", trec_eval's "dcg", "ideal_dcg", "ndcg_rel", "Rndcg", "provided" (by another tool),
+                            # or "relevance" (a provided one the plan has ndcg_nb compute: `map` under trec_eval)
     preset: str = "trec_eval"   # the preset of its name's dialect: its convention when no preset is named
     computed_as: str = ""   # a "provided" measure as ir_measures writes it, e.g. "AP@100"
 
