@@ -17,7 +17,7 @@ from ..errors import InputError, PluginError, UsageError
 from ..presets import FIELDS, Convention, negative_grade_refused
 from ..metrics.core import ListPolicies, aggregate
 from ..metrics.segments import positions_in_lists, segment_sum
-from ..metrics.trec_relevance import TREC_RELEVANCE_MEASURES
+from ..metrics.trec_relevance import TREC_RELEVANCE_MEASURES, relevance_family
 from .measures import Measure, parse_measures
 
 # %% auto #0
@@ -214,8 +214,7 @@ def _gain_table(pairs: tuple) -> BoundPolicy:
 def computed_here(measure: Measure, convention) -> bool:
     """Whether ndcg_nb computes `measure`, one that ir_measures would (`map`, `P.10`, ...): under the `trec_eval`
     preset, which reads scores as doubles, where pytrec_eval reads floats."""
-    family = measure.computed_as.split("@")[0]
-    return (measure.kind == "provided" and family in TREC_RELEVANCE_MEASURES and convention.preset == "trec_eval"
+    return (measure.kind == "provided" and relevance_family(measure) in TREC_RELEVANCE_MEASURES and convention.preset == "trec_eval"
             and not convention.float32_scores)
 
 def _planned(measure: Measure, convention: BoundConvention) -> PlannedMeasure:

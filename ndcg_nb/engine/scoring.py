@@ -23,7 +23,7 @@ from .judgments import (Judgments, MatchedRun, join_run, line_levels, match_run,
 from .measures import TREC_AVERAGED, parse_measure
 from ..metrics.batch import Batch
 from ..metrics.trec_measures import NOT_IN_QRELS, averaged_ndcg, relevance_levels, table_dcgs, table_note
-from ..metrics.trec_relevance import relevance_values, relevant_counts
+from ..metrics.trec_relevance import relevance_family, relevance_values, relevant_counts
 from ..metrics.segments import offsets_from_lengths, positions_in_lists
 from ..policies import retrieved_normalization
 from ..presets import SKIPPED_ZERO_IDCG, TREC_EVAL_PRESETS, Convention
@@ -254,6 +254,7 @@ class _Rankings:
     "The joined lines and ranked batch of each distinct ranking, made once for the conventions that rank alike."
     def __init__(self, run: MatchedRun, judgments: Judgments, no_common_query: str, depths: dict | None = None):
         self.run, self.judgments, self.no_common_query, self.made = run, judgments, no_common_query, {}
+        self.levels_made = {}                           # (ranking key, missing_queries) -> trec_eval's ranked levels
         self.depths = depths or {}                      # ranking key -> how deep its measures read (`ranking_depths`)
 
     def __call__(self, conv: Convention) -> tuple:
@@ -267,6 +268,15 @@ class _Rankings:
             batch.queries = self.judgments.queries          # so that an error names the query, not its row
             self.made[key] = (joined, batch, groups, order)
         return self.made[key]
+
+    def levels(self, conv: Convention) -> Batch:
+        "trec_eval's level of each ranked document under `conv`, with `-c`'s stand-in (`with_placeholders`); made once."
+        key = (ranking_key(conv), conv.missing_queries)
+        if key not in self.levels_made:
+            joined, batch, _, rows = self(conv)
+            ranked = Batch.from_lengths(line_levels(self.run, self.judgments)[rows], batch.lengths)
+            self.levels_made[key] = with_placeholders(ranked, joined.in_run, conv, self.judgments)
+        return self.levels_made[key]
 
 # %% ../../nbs/44_scoring.ipynb #02417f6a
 _TREC_FIELDS = {"gain": "linear", "discount": "log2", "normalization": "judged", "truncation": "cut", "negative": "zero",
@@ -340,27 +350,24 @@ _RELEVANCE_FIELDS = {"judged_grade": None, "unjudged_grade": None, "relevance_ma
 
 def _check_relevance_fields(name: str, conv: Convention) -> None:
     "A `UsageError` for the first field of `conv` that trec_eval's measure of relevance `name` cannot follow."
-    for field, value in _RELEVANCE_FIELDS.items():
-        if getattr(conv, field) != value:
-            raise UsageError(f"{name} is trec_eval's measure: it takes {field}={value!r}, not {getattr(conv, field)!r}")
-    if conv.ties == "average":
-        raise UsageError(f"{name} is trec_eval's measure: it ranks tied documents in one order; ties='average' is not one")
+    _check_trec_fields(name, conv, _RELEVANCE_FIELDS)
     if conv.min_grade is not None and not float(conv.min_grade).is_integer():
         raise UsageError(f"{name} is trec_eval's measure: its relevance level (min_grade) is a whole number, "
                          f"not {conv.min_grade!r}")
 
 def _relevance_scores(planned: PlannedMeasure, ranked: Batch, pool: Batch) -> Scores:
     "trec_eval's measure of relevance `planned` of every query, as the value for the DCG and 1 for the IDCG."
-    conv, family = planned.convention.convention, planned.measure.computed_as.split("@")[0]
+    conv, family = planned.convention.convention, relevance_family(planned.measure)
     level = 1 if conv.min_grade is None else int(conv.min_grade)
     values = relevance_values(family, planned.k, ranked, relevant_counts(pool, level), level)
     one = np.ones(len(values))
     return Scores(values, one, np.zeros(len(one)), one)
 
 # %% ../../nbs/44_scoring.ipynb #83d0ae46
-def _check_trec_fields(name: str, conv: Convention) -> None:
-    "A `UsageError` for the first field of `conv` on which measure `name`, trec_eval's, cannot be scored as trec_eval does."
-    for field, value in _TREC_FIELDS.items():
+def _check_trec_fields(name: str, conv: Convention, required: dict = _TREC_FIELDS) -> None:
+    """A `UsageError` for the first field of `conv` on which measure `name`, trec_eval's, cannot be scored as trec_eval
+    does: a field of `required` with another value, or tied documents averaged."""
+    for field, value in required.items():
         if getattr(conv, field) != value:
             raise UsageError(f"{name} is trec_eval's measure: it takes {field}={value!r}, not {getattr(conv, field)!r}")
     if conv.ties == "average":
@@ -372,9 +379,7 @@ def _trec_score(rankings: _Rankings, planned: PlannedMeasure) -> Scores:
     the IDCG."""
     kind, conv = planned.measure.kind, planned.convention.convention
     (_check_relevance_fields if kind == "relevance" else _check_trec_fields)(planned.name, conv)
-    joined, batch, _, rows = rankings(conv)
-    ranked = Batch.from_lengths(line_levels(rankings.run, rankings.judgments)[rows], batch.lengths)
-    ranked = with_placeholders(ranked, joined.in_run, conv, rankings.judgments)
+    ranked = rankings.levels(conv)                      # shared by every trec_eval measure of this ranking
     pool, gains = rankings.judgments.level_pool, planned.measure.gains
     if kind == "relevance":
         return _relevance_scores(planned, ranked, pool)

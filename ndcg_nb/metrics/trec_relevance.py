@@ -13,7 +13,7 @@ from .segments import distinct, list_ids, offsets_from_lengths, positions_in_lis
 # %% auto #0
 __all__ = ['TREC_RELEVANCE_MEASURES', 'relevant', 'relevant_counts', 'relevant_so_far', 'relevant_within', 'precision_at',
            'recall_at', 'success_at', 'r_precision', 'reciprocal_rank', 'sums_in_order', 'average_precision',
-           'relevance_values']
+           'relevance_family', 'relevance_values']
 
 # %% ../../nbs/33_trec_relevance.ipynb #tr0a0006
 def relevant(levels: np.ndarray, min_level: int = 1) -> np.ndarray:
@@ -98,6 +98,10 @@ def average_precision(ranked: Batch, num_rel: np.ndarray, k: int | None = None, 
 
 # %% ../../nbs/33_trec_relevance.ipynb #tr0a0032
 TREC_RELEVANCE_MEASURES = ("AP", "P", "R", "RR", "Rprec", "Success")   # computed here, by ir_measures' names
+
+def relevance_family(measure) -> str:
+    "The ir_measures name of what a measure computes, without its depth: `AP@10` (trec_eval's `map_cut.10`) is `AP`."
+    return measure.computed_as.split("@")[0]
 
 def relevance_values(family: str, k: int | None, ranked: Batch, num_rel: np.ndarray, min_level: int = 1) -> np.ndarray:
     "The measure `family` (one of `TREC_RELEVANCE_MEASURES`) at depth `k` of every ranked list."
