@@ -11,7 +11,7 @@ from .errors import UsageError
 from .engine.evaluator import Evaluator, dialect_notes, measure_notes
 from .engine.file_join import match_files
 from .engine.judgments import Judgments, read_judgments
-from .engine.measures import TREC_CUTOFFS, Measure, parse_measure, parse_measures   # importable from here as in 0.4
+from .engine.measures import TREC_CUTOFFS, Measure, parse_measure, parse_measures   # also importable from here
 from .engine.plan import Plan, resolve_convention
 from .engine.providers import ProvidedMeasures
 from .engine.runs import as_qrels, as_qrels_and_run, as_run, check_dicts_not_swapped, is_records, is_run_collection
@@ -58,6 +58,17 @@ def _on_engine(engine: str, qrels, run, measures, *, bounds: bool, **options) ->
                                                         if k not in ("preset", "qrels_duplicates")})
     return result.with_notes(dialect_notes(plan) + measure_notes(result, measures))
 
+# %% ../nbs/70_evaluation.ipynb #ev1a0006
+def _runs_or_bounds(qrels, run, measures, *, bounds: bool, progress=None, **options):
+    "Several runs to `evaluate_runs` (a `RunsEvaluation`), or one run with `bounds=True` to `bounds` (a `Bounds`)."
+    if is_run_collection(run):
+        if bounds:
+            raise UsageError("bounds=True takes one run; call evaluate(..., bounds=True) once per run")
+        from ndcg_nb.analysis.comparison import evaluate_runs     # analysis sits above this door: imported when used
+        return evaluate_runs(qrels, run, measures, progress=progress, **options)
+    from ndcg_nb.analysis.value_bounds import bounds as tie_and_unjudged_bounds
+    return tie_and_unjudged_bounds(qrels, run, measures, **options)
+
 # %% ../nbs/70_evaluation.ipynb #ev1a0004
 def _read_together(qrels, run, duplicates: str) -> tuple[Judgments, object]:
     "The judgments of `qrels`, and `run` (already matched to them when both are TREC files)."
@@ -69,6 +80,18 @@ def _read_together(qrels, run, duplicates: str) -> tuple[Judgments, object]:
         return Judgments.of(qrels), run
     check_dicts_not_swapped(qrels, run)
     return read_judgments(qrels, duplicates, copy=False), run     # one run scored before `evaluate` returns
+
+# %% ../nbs/70_evaluation.ipynb #ev1a0010
+def _in_memory(qrels, run, measures, *, progress=None, no_common_query: str = "error", query_weights=None,
+               qrels_duplicates: str = "error", **convention):
+    "One run in memory: an evaluator used once, its plan made (and its providers found) before anything is read."
+    plan = Plan.make(measures, **convention)
+    ProvidedMeasures.of(plan)                        # a provider not installed is named before anything is read
+    if no_common_query not in ("error", "score"):
+        raise UsageError(f"no_common_query must be 'error' or 'score', not {no_common_query!r}")
+    judgments, run = _read_together(qrels, run, qrels_duplicates)
+    evaluator = Evaluator.of(plan, judgments, query_weights=query_weights, measures=measures)
+    return evaluator.evaluate(run, progress=progress, no_common_query=no_common_query)
 
 # %% ../nbs/70_evaluation.ipynb #e76a4957
 def evaluate(qrels, run, measures=("ndcg",), *, preset=None, progress=None, qrels_duplicates: str = "error",
@@ -92,23 +115,10 @@ def evaluate(qrels, run, measures=("ndcg",), *, preset=None, progress=None, qrel
         qrels, run = _read_named(qrels, run, qrels_duplicates, query, doc, relevance, score)
     if query_weights is not None and (engine is not None or bounds or is_run_collection(run)):
         raise UsageError("query_weights are taken for one run in memory, without bounds; evaluate each run on its own")
+    options = {"preset": preset, "qrels_duplicates": qrels_duplicates, **overrides}
     if engine is not None:
-        return _on_engine(engine, qrels, run, measures, preset=preset, qrels_duplicates=qrels_duplicates,
-                          bounds=bounds, **overrides)
-    if is_run_collection(run):
-        if bounds:
-            raise UsageError("bounds=True takes one run; call evaluate(..., bounds=True) once per run")
-        from ndcg_nb.analysis.comparison import evaluate_runs     # analysis sits above this door: imported when used
-        return evaluate_runs(qrels, run, measures, preset=preset, qrels_duplicates=qrels_duplicates,
-                             progress=progress, **overrides)
-    if bounds:
-        from ndcg_nb.analysis.value_bounds import bounds as tie_and_unjudged_bounds
-        return tie_and_unjudged_bounds(qrels, run, measures, preset=preset, qrels_duplicates=qrels_duplicates,
-                                       **overrides)
-    plan = Plan.make(measures, preset, **overrides)
-    ProvidedMeasures.of(plan)                        # a provider not installed is named before anything is read
-    if no_common_query not in ("error", "score"):
-        raise UsageError(f"no_common_query must be 'error' or 'score', not {no_common_query!r}")
-    judgments, run = _read_together(qrels, run, qrels_duplicates)
-    evaluator = Evaluator.of(plan, judgments, query_weights=query_weights, measures=measures)
-    return evaluator.evaluate(run, progress=progress, no_common_query=no_common_query)
+        return _on_engine(engine, qrels, run, measures, bounds=bounds, **options)
+    if bounds or is_run_collection(run):
+        return _runs_or_bounds(qrels, run, measures, bounds=bounds, progress=progress, **options)
+    return _in_memory(qrels, run, measures, progress=progress, no_common_query=no_common_query,
+                      query_weights=query_weights, **options)

@@ -4,7 +4,8 @@
 
 # %% auto #0
 __all__ = ['hookspec', 'hookimpl', 'POLICY_KINDS', 'PLUGIN_KINDS', 'CONTEXT', 'register_gains', 'register_discounts',
-           'register_truncations', 'register_presets', 'register_normalizations', 'register_measures']
+           'register_truncations', 'register_presets', 'register_normalizations', 'register_measures',
+           'register_measure_families']
 
 # %% ../nbs/01_hookspecs.ipynb #2251a2f7
 import pluggy
@@ -193,4 +194,17 @@ def register_measures(register):
     ``{"truncation": "pad:fill=-1"}``. It is called once per evaluation and depth. A name that
     ndcg_nb itself reads (``ndcg``, ``ndcg_cut``, ``nDCG@K``, ``ndcg@K``, and the other measures' names in
     trec_eval's, ir_measures' and ranx's dialects, such as ``map`` or ``P@K``) cannot be taken.
+    """
+
+# %% ../nbs/01_hookspecs.ipynb #1e53dce6
+@hookspec
+def register_measure_families(register):
+    """Register measure families that score their own measures.
+
+    Call ``register(family)`` once per family, where ``family`` is an instance of a subclass of
+    ``ndcg_nb.families.base.MeasureFamily``. Its ``name`` is what users write (``name``, ``name@K``,
+    ``name.K1,K2``); its ``per_query(ranked, k)`` receives every judged query's ranked documents at once
+    (``RankedQueries``: grades, judged flags, document ids) and returns one value per judged query.
+    The measures then work by name in ``evaluate``, ``Evaluator``, ``compare`` and ``ndcg-nb eval``.
+    A name that ndcg_nb or another plugin already reads cannot be taken.
     """

@@ -227,6 +227,6 @@ def test_built_in_gain_overflow_blames_the_grade():
 
 def test_spark_row_place_is_a_row_of_its_partition():
     "Spark's monotonically_increasing_id (partition << 33 | row) is shown as the partition and the row in it."
-    from ndcg_nb.integrations.distributed import _place
+    from ndcg_nb.integrations.partition_scoring import _place
     assert _place(8589934592 + 2, "run", {"spark": True}) == \
         ("run frame (Spark partition 1; rows counted from the partition's start)", "row", 2)

@@ -476,11 +476,11 @@ def test_write_per_query_directory_the_client_cannot_see(client, tmp_path, monke
     import ndcg_nb.integrations.distributed as distributed_module
     from ndcg_nb.integrations.distributed import PerQueryWriteError
     folder = tmp_path / "out"
-    original = distributed_module._mark_complete
+    original = distributed_module.mark_complete
     def hide_one(where, n_parts, options):
         (Path(where) / "part-00001.parquet").unlink()
         return original(where, n_parts, options)
-    monkeypatch.setattr(distributed_module, "_mark_complete", hide_one)
+    monkeypatch.setattr(distributed_module, "mark_complete", hide_one)
     with pytest.raises(PerQueryWriteError, match="does not see 1 of the 3 files"):
         evaluate(SAMPLE_QRELS, SAMPLE_RUN, npartitions=3, write_per_query=folder)
     assert not (folder / "_SUCCESS").exists()

@@ -13,7 +13,8 @@
 - `ndcg-nb report` writes the same page;
 - in headless Chromium (Debian's chromium and chromedriver, through selenium): no console error, every query and
   the chart there, a click on a query opens its per-rank tables, sorting and filtering work, hostile ids show as
-  text and none of their scripts runs, and the screenshot (saved to test-artifacts/) is not blank. Without
+  text and none of their scripts runs, and the screenshot (saved to test-artifacts/) is not blank; the browser is
+  tools/report_screenshot.py's, whose picture of a page (the tutorial's) is not blank either. Without
   Chromium these tests are skipped, except in CI (CI=true), where they fail.
 """
 from __future__ import annotations
@@ -22,6 +23,7 @@ import json
 import os
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -30,11 +32,14 @@ import pytest
 
 from ndcg_nb.__main__ import main
 from ndcg_nb.analysis.comparison import SAMPLE_RUN_B, compare
-from ndcg_nb.analysis.report_page import embedded_data, headless_chromium, report, report_html
+from ndcg_nb.analysis.report_page import embedded_data, report, report_html
 from ndcg_nb.engine.runs import SAMPLE_QRELS, SAMPLE_RUN
 from ndcg_nb.evaluation import evaluate
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+from report_screenshot import headless_chromium, palette_png, save_screenshot  # noqa: E402  (tools/ is no package)
+sys.path.remove(str(ROOT / "tools"))
 ARTIFACTS = ROOT / "test-artifacts"
 IN_CI = os.environ.get("CI", "").lower() == "true"
 SAMPLE_RUNS = {"A": SAMPLE_RUN, "B": SAMPLE_RUN_B}
@@ -294,3 +299,20 @@ def test_a_turned_name_keeps_to_itself_in_chromium(browser, tmp_path):
     title = browser.execute_script("return document.querySelector('#difference-chart > title').textContent")
     assert title.startswith("\u2068ndcg\u2069: \u2068B\u202e\u2069 − \u2068A\u2069 per query"), title
     assert console_errors(browser) == []
+
+
+def test_a_palette_picture_keeps_its_pixels(tmp_path):
+    from PIL import Image
+    import io
+    picture = io.BytesIO()
+    rng = np.random.default_rng(0)
+    Image.fromarray(rng.choice([0, 128, 255], size=(20, 40, 3)).astype(np.uint8)).save(picture, format="PNG")
+    small = Image.open(io.BytesIO(palette_png(picture.getvalue())))
+    assert small.mode == "P"
+    assert (np.asarray(small.convert("RGB")) == np.asarray(Image.open(picture).convert("RGB"))).all()   # 27 colours kept
+
+
+def test_the_tools_screenshot_is_not_blank(browser, tmp_path):
+    page = report(SAMPLE_QRELS, SAMPLE_RUNS, MEASURES, path=tmp_path / "report.html", tests="t")
+    png = save_screenshot(page, ARTIFACTS / "report-page-tool.png", open_queries=1)
+    assert not_blank(png), f"{png} looks blank"

@@ -17,7 +17,7 @@ from ..engine.deferred_imports import is_frame, pandas as pd   # imported when f
 from ..errors import NdcgWarning, UsageError
 from ..engine.measures import parse_measure
 from ..presets import Convention
-from ..engine.runs import as_run, is_records, is_run_collection   # is_run_collection: importable from here as before
+from ..engine.runs import as_run, is_records, is_run_collection   # is_run_collection: also importable from here
 from ..metrics.core import summary_html, summary_text
 from ..engine.evaluator import Evaluator
 from ..engine.scoring import convention_lines
@@ -103,9 +103,23 @@ class RunsEvaluation:
         "Paired tests of every other run against `baseline` (default: the first run); options as for `compare`."
         return _compare(self, baseline, TestPlan(**options))
 
+    def per_query_table(self, baseline: str | None = None) -> pd.DataFrame:
+        "Each run's value on each query, and its difference from `baseline`; see `per_query_table`."
+        return per_query_table(self, baseline)
+
     def plot_differences(self, run: str, measure: str, baseline: str | None = None, ax=None):
         "The per-query difference plot of `run` against `baseline`; see `plot_differences`."
         return plot_differences(self, run, measure, baseline=baseline, ax=ax)
+
+    def __getitem__(self, measure: str) -> pd.Series:
+        "The means of `measure`, by run."
+        return self.means[_measure_name(measure, self.measures)]
+
+    def __repr__(self) -> str:
+        return summary_text(*_runs_summary(self))
+
+    def _repr_html_(self) -> str:
+        return summary_html(*_runs_summary(self))
 
 # %% ../../nbs/53_comparison.ipynb #4715295f
 def evaluate_runs(qrels, runs, measures=("ndcg",), *, preset=None, qrels_duplicates: str = "error",
@@ -130,10 +144,6 @@ def _runs_summary(r: RunsEvaluation) -> tuple:
     sizes = sorted({e.per_query["query"].nunique() for e in r.evaluations.values()})
     queries = f"queries per run: {sizes[0]}" + (f" to {sizes[-1]}" if len(sizes) > 1 else "")
     return title, [queries, *convention_lines(next(iter(r.evaluations.values())))], r.means.reset_index()
-
-RunsEvaluation.__repr__ = lambda self: summary_text(*_runs_summary(self))
-RunsEvaluation._repr_html_ = lambda self: summary_html(*_runs_summary(self))
-RunsEvaluation.__getitem__ = lambda self, measure: self.means[_measure_name(measure, self.measures)]
 
 # %% ../../nbs/53_comparison.ipynb #1d070d41
 TESTS = ("t", "randomization", "bootstrap", "wilcoxon", "sign")
@@ -272,8 +282,6 @@ def per_query_table(evaluated: RunsEvaluation, baseline: str | None = None) -> p
         differences = {f"{run} - {baseline}": values[run] - values[baseline] for run in others}
         parts.append(values.assign(**differences).assign(measure=measure).set_index("measure", append=True))
     return pd.concat(parts).reorder_levels(["measure", "query"])
-
-RunsEvaluation.per_query_table = lambda self, baseline=None: per_query_table(self, baseline)
 
 # %% ../../nbs/53_comparison.ipynb #574c9a3d
 def plot_differences(evaluated: RunsEvaluation, run: str, measure: str, baseline: str | None = None, ax=None,

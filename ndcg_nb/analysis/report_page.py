@@ -6,16 +6,15 @@
 from __future__ import annotations
 
 import base64
-import contextlib
 import dataclasses
+import functools
 import hashlib
 import html
-import io
+import importlib.resources
 import json
 import math
 import re
-import shutil
-import tempfile
+import string
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -24,7 +23,7 @@ import numpy as np
 from ..engine.deferred_imports import pandas as pd   # imported when first used
 
 from .. import __version__
-from ..errors import InputError, NdcgError, UsageError
+from ..errors import InputError, UsageError
 from ..files import write_whole
 from .comparison import RunsEvaluation, TestPlan, evaluate_runs
 from .explanation import explain
@@ -36,16 +35,14 @@ from ..engine.measures import parse_measure
 from ..engine.plan import PlannedMeasure
 from ..engine.runs import as_run
 from ..engine.scoring import convention_line, json_value, scored_by_trec_eval
+from ..metrics.core import Scores
 from ..metrics.batch import Batch
 from ..policies import retrieved_normalization
 
 # %% auto #0
-__all__ = ['DEFAULT_MEASURES', 'RANK_COLUMNS', 'RANK_HEADERS', 'PAGE_CSS_TEXT', 'PAGE_CSS_PARTS', 'PAGE_CSS', 'SCRIPT_STATE',
-           'SCRIPT_HELPERS', 'SCRIPT_ROWS', 'SCRIPT_ORDER', 'SCRIPT_HEADER', 'SCRIPT_TABLE', 'SCRIPT_RANKS',
-           'SCRIPT_DETAIL', 'SCRIPT_CHART_SCALE', 'SCRIPT_CHART_MARKS', 'SCRIPT_CHART', 'SCRIPT_CONTROLS',
-           'SCRIPT_START', 'PAGE_SCRIPT', 'script_json', 'ReportInputs', 'read_inputs', 'RankedLists', 'ranked_lists',
-           'explain_query', 'PageOptions', 'page_data', 'html_table', 'content_policy', 'render_page', 'embedded_data',
-           'report_html', 'report', 'headless_chromium', 'save_screenshot']
+__all__ = ['DEFAULT_MEASURES', 'RANK_COLUMNS', 'RANK_HEADERS', 'script_json', 'ReportInputs', 'read_inputs', 'RankedLists',
+           'ranked_lists', 'explain_query', 'PageOptions', 'page_data', 'html_table', 'PageAssets', 'page_assets',
+           'content_policy', 'render_page', 'embedded_data', 'report_html', 'report']
 
 # %% ../../nbs/57_report_page.ipynb #e1d17cf0
 _SCRIPT_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
@@ -114,7 +111,7 @@ def _bound_rows(inputs: ReportInputs, queries: list[str]) -> list:
     plan, qrels = inputs.evaluator.plan, inputs.evaluator.judgments.qrels
     by_convention = {}                                   # the NDCG measures of each convention (dialects may differ)
     for m in plan.measures:
-        if m.measure.kind == "ndcg":
+        if "bounds" in m.family.supports:
             by_convention.setdefault(id(m.convention), (m.convention.convention, []))[1].append(m.name)
     measures = [name for _, names in by_convention.values() for name in names]
     where = {q: i for i, q in enumerate(queries)}
@@ -166,13 +163,15 @@ def _list_table(lists: RankedLists, i: int, planned: PlannedMeasure) -> pd.DataF
                    zero_idcg=planned.convention.convention.zero_idcg)
 
 # %% ../../nbs/57_report_page.ipynb #e113d397
-_NO_GAINS = {"provided": "is computed by ir_measures", "relevance": "counts relevant documents, with no gains"}
+def _no_gains(planned: PlannedMeasure) -> str:
+    "Why a measure its family does not explain rank by rank has no table: another tool computes it, or it counts."
+    return "is computed by ir_measures" if planned.family.scorer(planned) == "provider" else "counts documents, with no gains"
 
 def _planned(evaluator: Evaluator, measure: str | None) -> PlannedMeasure:
     """The evaluator's measure called `measure` (any of its names), or its first of the NDCG family for None; a measure
     another tool computes (ir_measures' `AP`), or one that counts relevant documents (trec_eval's `map`), has no
     ranking of gains to show."""
-    ours = [m for m in evaluator.plan.measures if m.measure.kind not in _NO_GAINS] or list(evaluator.plan.measures)
+    ours = [m for m in evaluator.plan.measures if "explain" in m.family.supports] or list(evaluator.plan.measures)
     if measure is None:
         return ours[0]
     name = parse_measure(measure)[0].name
@@ -180,8 +179,8 @@ def _planned(evaluator: Evaluator, measure: str | None) -> PlannedMeasure:
     if not found:
         raise UsageError(f"measure {measure!r} is not evaluated; evaluated: "
                          f"{', '.join(m.name for m in evaluator.plan.measures)}")
-    if found[0].measure.kind in _NO_GAINS:
-        raise UsageError(f"measure {measure!r} {_NO_GAINS[found[0].measure.kind]}: rank-by-rank tables are for the NDCG "
+    if "explain" not in found[0].family.supports:
+        raise UsageError(f"measure {measure!r} {_no_gains(found[0])}: rank-by-rank tables are for the NDCG "
                          "family; choose one of those as the detail measure")
     return found[0]
 
@@ -204,10 +203,11 @@ def _same(a, b) -> bool:
 # %% ../../nbs/57_report_page.ipynb #f30d3a03
 def _mismatch_note(table: pd.DataFrame, row, planned: PlannedMeasure) -> str | None:
     "Why the table's last row is not the evaluation's DCG, IDCG and value (`row`), when it is not."
-    last, kind = table.iloc[-1], planned.measure.kind
-    if _same(last.dcg, row.dcg) and _same(last.idcg, row.idcg) and (kind != "ndcg" or _same(last.ndcg, row.value)):
+    last, conv = table.iloc[-1], planned.convention.convention
+    sums = Scores(np.array([last.dcg]), np.array([last.idcg]), np.zeros(1), np.array([last.idcg]))
+    value = planned.family.values(sums, conv, None)[0][0]        # the value the family reads from the table's sums
+    if _same(last.dcg, row.dcg) and _same(last.idcg, row.idcg) and _same(value, row.value):
         return None
-    conv = planned.convention.convention
     why = ("trec_eval's own code scores this measure" if scored_by_trec_eval(planned) else
            "the value averages over every order of the tied documents (ties='average'); the table shows one order"
            if conv.ties == "average" else f"the convention ({convention_line(conv)}) computes it in a way the "
@@ -408,314 +408,19 @@ def _notes_section(evaluated: RunsEvaluation, left_out: list[str]) -> str:
     return '<section id="notes"><h2>Notes</h2><ul>' + "".join(f"<li>{n}</li>" for n in notes) + "</ul></section>"
 
 # %% ../../nbs/57_report_page.ipynb #2605a6f5
-PAGE_CSS_TEXT = """
-body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1a202c; background: #fff;
-       max-width: 1240px; margin: 0 auto; padding: 1em 1.5em 3em; }
-h1 { font-size: 1.5em; margin: .3em 0 .1em; }
-h2 { font-size: 1.15em; margin-top: 1.6em; border-bottom: 1px solid #cbd5e0; }
-h4 { margin: .8em 0 .2em; }
-.meta, .note { color: #4a5568; }
-table { border-collapse: collapse; margin: .4em 0; }
-th, td { padding: 2px 8px; border-bottom: 1px solid #e2e8f0; text-align: left; vertical-align: top; }
-th { background: #f7fafc; }
-"""
+class PageAssets(NamedTuple):
+    "What a report page is made of besides its data: its skeleton, its style sheet and its script."
+    template: string.Template
+    style: str
+    script: str
 
-# %% ../../nbs/57_report_page.ipynb #34d98c08
-PAGE_CSS_PARTS = """
-.num { text-align: right; font-variant-numeric: tabular-nums; }
-th[data-sort] { cursor: pointer; user-select: none; }
-tr.query-row { cursor: pointer; }
-tr.query-row:hover, tr.open { background: #ebf8ff; }
-td.up { color: #2b6cb0; } td.down { color: #c53030; }
-.wide { overflow-x: auto; }
-#tests table { font-size: 13px; } #tests td { white-space: nowrap; }
-tr.relevant td { background: #f0fff4; }
-tr.gap td { color: #718096; font-style: italic; }
-.controls { display: flex; flex-wrap: wrap; gap: .4em 1.2em; margin: .6em 0; }
-.detail-box { padding: .3em 1em .8em; background: #fafafa; }
-.run-detail table, .bounds table { font-size: 12px; }
-#chart svg { width: 100%; height: auto; border: 1px solid #e2e8f0; }
-rect.bar { cursor: pointer; } rect.up { fill: #3182ce; } rect.down { fill: #e53e3e; } rect.flat { fill: #a0aec0; }
-line.zero { stroke: #1a202c; } line.mean { stroke: #718096; stroke-dasharray: 4 3; }
-svg text { font-size: 11px; fill: #4a5568; }
-text.query-label { font-size: 10px; }
-details summary { cursor: pointer; color: #2c5282; }
-"""
-PAGE_CSS = PAGE_CSS_TEXT + PAGE_CSS_PARTS
-
-# %% ../../nbs/57_report_page.ipynb #4e71920b
-SCRIPT_STATE = r"""
-"use strict";
-const DATA = JSON.parse(document.getElementById("report-data").textContent);
-const SVG_NS = "http://www.w3.org/2000/svg";
-const state = {measure: DATA.detail.measure, run: DATA.others.length ? DATA.others[0] : DATA.baseline, sort: "query",
-               descending: false, filter: "", show: "all", least: 0, open: new Set()};
-"""
-
-# %% ../../nbs/57_report_page.ipynb #358783c3
-SCRIPT_HELPERS = r"""
-function el(tag, attrs, ...kids) {
-  const node = tag.startsWith("svg:") ? document.createElementNS(SVG_NS, tag.slice(4)) : document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs || {})) node.setAttribute(name, String(value));
-  node.append(...kids.map(kid => kid instanceof Node ? kid : String(kid ?? "")));
-  return node;
-}
-function own(table, key) { return table && Object.prototype.hasOwnProperty.call(table, key) ? table[key] : null; }
-function fmt(x, decimals = 4) {
-  if (x === null || x === undefined) return "";
-  if (x !== 0 && Math.abs(x) < 0.5 * 10 ** -decimals) return x.toExponential(1);
-  return x.toFixed(decimals);
-}
-function short(x) { return typeof x === "number" ? (Number.isInteger(x) ? String(x) : fmt(x)) : (x ?? ""); }
-function signed(x) { return x === null || x === undefined ? "" : (x > 0 ? "+" : "") + fmt(x); }
-function numCell(x, text) { return el("td", {class: "num"}, text ?? fmt(x)); }
-function widest(numbers, pick) { return numbers.reduce((a, b) => pick(a, b), 0); }
-function said(...parts) { return parts.map((part, k) => k % 2 ? el("bdi", {}, part) : part); }
-function isolated(text) { return `\u2068${text}\u2069`; }
-function plain(...parts) { return parts.map((part, k) => k % 2 ? isolated(part) : part).join(""); }
-"""
-
-# %% ../../nbs/57_report_page.ipynb #a3c9be7d
-SCRIPT_ROWS = r"""
-function boundsOf(i) {
-  const rows = DATA.bounds.rows[state.measure];
-  return rows ? rows.map(byQuery => own(byQuery, i)).filter(b => b) : [];
-}
-function queryRows() {
-  const values = DATA.values[state.measure], base = values[DATA.baseline];
-  return DATA.queries.map((query, i) => {
-    const found = boundsOf(i);
-    return {i, query, values: values.map(v => v[i]),
-            diffs: DATA.others.map(r => values[r][i] === null || base[i] === null ? null : values[r][i] - base[i]),
-            ties: found.length ? Math.max(...found.map(b => b[2] - b[1])) : null,
-            judged: found.length ? Math.min(...found.map(b => b[5] ?? 1)) : null};
-  });
-}
-"""
-
-# %% ../../nbs/57_report_page.ipynb #b3fdc977
-SCRIPT_ORDER = r"""
-function sortValue(row, key) {
-  const [kind, j] = key.split(":");
-  return kind === "value" ? row.values[+j] : kind === "diff" ? row.diffs[+j] : row[kind];
-}
-function byColumn(a, b) {
-  const x = sortValue(a, state.sort), y = sortValue(b, state.sort);
-  if (x === y) return a.i - b.i;
-  if (x === null) return 1;
-  if (y === null) return -1;
-  const order = typeof x === "string" ? x.localeCompare(y, undefined, {numeric: true}) : x - y;
-  return (state.descending ? -order : order) || a.i - b.i;
-}
-function shown(row) {
-  const d = row.diffs[DATA.others.indexOf(state.run)] ?? null;
-  if (state.filter && !row.query.toLowerCase().includes(state.filter.toLowerCase())) return false;
-  if (state.least > 0 && (d === null || Math.abs(d) < state.least)) return false;
-  if (state.show === "all") return true;
-  return d !== null && (state.show === "better" ? d > 0 : state.show === "worse" ? d < 0 : d === 0);
-}
-"""
-
-# %% ../../nbs/57_report_page.ipynb #0f85ea68
-SCRIPT_HEADER = r"""
-function columns() {
-  const cols = [["query", ["query"], false], ...DATA.runs.map((run, j) => [`value:${j}`, ["", run], true]),
-                ...DATA.others.map((r, j) => [`diff:${j}`, ["", DATA.runs[r], " − ", DATA.runs[DATA.baseline]], true])];
-  if (DATA.bounds.rows[state.measure]) cols.push(["ties", ["tie range"], true], ["judged", ["judged share"], true]);
-  return cols;
-}
-function headerRow(cols) {
-  return el("tr", {}, ...cols.map(([key, label, numeric]) => {
-    const arrow = state.sort === key ? (state.descending ? " ▼" : " ▲") : "";
-    const th = el("th", {"data-sort": key, class: numeric ? "num" : ""}, ...said(...label), arrow);
-    th.addEventListener("click", () => {
-      state.descending = state.sort === key ? !state.descending : numeric;
-      state.sort = key;
-      renderTable();
-    });
-    return th;
-  }));
-}
-"""
-
-# %% ../../nbs/57_report_page.ipynb #05772d40
-SCRIPT_TABLE = r"""
-function queryRow(row, cols) {
-  const tr = el("tr", {class: "query-row", "data-query-index": row.i}, el("td", {class: "query"}, row.query),
-                ...row.values.map(v => numCell(v)),
-                ...row.diffs.map(d => el("td", {class: "num " + (d > 0 ? "up" : d < 0 ? "down" : "")}, signed(d))));
-  if (cols.length > tr.children.length) tr.append(numCell(row.ties), numCell(row.judged, fmt(row.judged, 2)));
-  tr.addEventListener("click", () => toggle(tr, row, cols.length));
-  return tr;
-}
-function renderTable() {
-  const cols = columns(), body = el("tbody"), rows = queryRows().filter(shown).sort(byColumn);
-  for (const row of rows) {
-    const tr = queryRow(row, cols);
-    body.append(tr);
-    if (state.open.has(row.i)) { tr.classList.add("open"); body.append(detailRow(row, cols.length)); }
-  }
-  document.getElementById("query-table").replaceChildren(el("thead", {}, headerRow(cols)), body);
-  document.getElementById("table-count").textContent = `${rows.length} of ${DATA.queries.length} queries shown`;
-}
-function toggle(tr, row, width) {
-  if (state.open.delete(row.i)) { tr.classList.remove("open"); tr.nextElementSibling.remove(); }
-  else { state.open.add(row.i); tr.classList.add("open"); tr.after(detailRow(row, width)); }
-}
-"""
-
-# %% ../../nbs/57_report_page.ipynb #5d2950e0
-SCRIPT_RANKS = r"""
-function rankTable(d) {
-  const body = el("tbody"), width = DATA.detail.headers.length;
-  const add = (row, kind) => body.append(el("tr", {class: (row[2] > 0 ? "relevant " : "") + kind},
-    ...row.map((v, c) => typeof v === "number" ? el("td", {class: "num"}, short(v)) : el("td", {}, v ?? ""))));
-  d.rows.forEach(row => add(row, "rank"));
-  if (d.last && d.depth > d.rows.length + 1)
-    body.append(el("tr", {class: "gap"}, el("td", {colspan: width}, `ranks ${d.rows.length + 1} to ${d.depth - 1} not shown`)));
-  if (d.last) add(d.last, "rank last");
-  const head = el("tr", {}, ...DATA.detail.headers.map(h => el("th", {}, h)));
-  return el("table", {class: "ranks"}, el("thead", {}, head), body);
-}
-function runDetail(r, d) {
-  const box = el("div", {class: "run-detail"}, el("h4", {}, DATA.runs[r]));
-  if (d === null) { box.append(el("p", {class: "note"}, "This run ranks no document for this query.")); return box; }
-  const numbers = ` ${fmt(d.value)} (DCG ${fmt(d.dcg)}, IDCG ${fmt(d.idcg)})`;
-  box.append(el("p", {}, ...said("", DATA.measures[DATA.detail.measure], numbers)));
-  if (d.note) box.append(el("p", {class: "note"}, d.note));
-  if (d.rows.length) box.append(rankTable(d));
-  return box;
-}
-"""
-
-# %% ../../nbs/57_report_page.ipynb #f04d3a25
-SCRIPT_DETAIL = r"""
-function boundsTable(i) {
-  if (!DATA.bounds.computed) return el("p", {class: "note"}, "Bounds were not computed.");
-  const body = el("tbody");
-  DATA.bounds.rows.forEach((runs, m) => runs && runs.forEach((byQuery, r) => {
-    const b = own(byQuery, i);
-    if (b) body.append(el("tr", {}, el("td", {}, DATA.measures[m]), el("td", {}, DATA.runs[r]), ...b.map(v => numCell(v))));
-  }));
-  if (!body.children.length) return el("p", {class: "note"}, "No tie and no unjudged document could move these values.");
-  const head = el("tr", {}, ...["measure", "run", ...DATA.bounds.columns].map(h => el("th", {}, h)));
-  return el("div", {class: "bounds"}, el("h4", {}, "What ties and unjudged documents could do"),
-            el("table", {}, el("thead", {}, head), body));
-}
-function detailRow(row, width) {
-  const box = el("div", {class: "detail-box"}), lists = own(DATA.detail.lists, row.i);
-  if (lists) lists.forEach((d, r) => box.append(runDetail(r, d)));
-  else box.append(el("p", {class: "note"}, DATA.detail.missing));
-  box.append(boundsTable(row.i));
-  return el("tr", {class: "detail"}, el("td", {colspan: width}, box));
-}
-"""
-
-# %% ../../nbs/57_report_page.ipynb #c7894e63
-SCRIPT_CHART_SCALE = r"""
-function chartPoints() {
-  const values = DATA.values[state.measure], base = values[DATA.baseline], mine = values[state.run], points = [];
-  const alone = state.run === DATA.baseline;
-  DATA.queries.forEach((query, i) => {
-    if (mine[i] !== null && (alone || base[i] !== null)) points.push({i, query, y: alone ? mine[i] : mine[i] - base[i]});
-  });
-  return points.sort((a, b) => b.y - a.y || a.i - b.i);
-}
-function chartScale(points) {
-  const width = 900, left = 52, pad = 12, labelled = points.length <= 40, plot = 240 - 2 * pad;
-  const high = widest(points.map(p => p.y), Math.max), low = widest(points.map(p => p.y), Math.min);
-  const step = (width - left) / Math.max(points.length, 1);
-  return {width, left, labelled, high, low, step, bar: Math.min(0.8 * step, 36), height: labelled ? 310 : 240,
-          y: v => pad + (high - v) / ((high - low) || 1) * plot, x: j => left + (j + 0.5) * step};
-}
-"""
-
-# %% ../../nbs/57_report_page.ipynb #2816bb9c
-SCRIPT_CHART_MARKS = r"""
-function chartBar(p, j, s, text) {
-  const top = Math.min(s.y(p.y), s.y(0)), size = Math.abs(s.y(p.y) - s.y(0));
-  const bar = el("svg:rect", {class: `bar ${p.y > 0 ? "up" : p.y < 0 ? "down" : "flat"}`, x: s.x(j) - s.bar / 2,
-                              y: p.y === 0 ? top - 1 : top, width: Math.max(s.bar, 0.5),
-                              height: p.y === 0 ? 2 : Math.max(size, 0.5), "data-query-index": p.i},
-                 el("svg:title", {}, plain("", p.query, `: ${text(p.y)}`)));
-  bar.addEventListener("click", () => openQuery(p.i));
-  return bar;
-}
-function chartAxis(s, mean) {
-  const ticks = [0, s.high, s.low].filter((v, k) => k === 0 || Math.abs(s.y(v) - s.y(0)) > 14);
-  const marks = [el("svg:line", {class: "zero", x1: s.left, x2: s.width, y1: s.y(0), y2: s.y(0)}),
-                 el("svg:line", {class: "mean", x1: s.left, x2: s.width, y1: s.y(mean), y2: s.y(mean)})];
-  return marks.concat(ticks.map(v => el("svg:text", {x: s.left - 6, y: s.y(v) + 4, "text-anchor": "end"}, fmt(v, 2))));
-}
-function chartLabel(p, j, s) {
-  const name = p.query.length > 14 ? plain("", p.query.slice(0, 13), "…") : p.query, x = s.x(j), y = 240;
-  return el("svg:text", {x, y, transform: `rotate(60 ${x} ${y})`, class: "query-label"}, name);
-}
-"""
-
-# %% ../../nbs/57_report_page.ipynb #8747ea90
-SCRIPT_CHART = r"""
-function renderChart() {
-  const points = chartPoints(), s = chartScale(points), alone = state.run === DATA.baseline;
-  const measure = DATA.measures[state.measure], run = DATA.runs[state.run];
-  const label = alone ? ["", measure, " of ", run, " per query, highest first"]
-                      : ["", measure, ": ", run, " − ", DATA.runs[DATA.baseline], " per query, largest gain first"];
-  const mean = points.reduce((sum, p) => sum + p.y, 0) / (points.length || 1);
-  const svg = el("svg:svg", {id: "difference-chart", viewBox: `0 0 ${s.width} ${s.height}`, role: "img"},
-                 el("svg:title", {}, plain(...label)), ...chartAxis(s, mean));
-  points.forEach((p, j) => svg.append(chartBar(p, j, s, alone ? fmt : signed)));
-  if (s.labelled) points.forEach((p, j) => svg.append(chartLabel(p, j, s)));
-  document.getElementById("chart").replaceChildren(svg);
-  const up = points.filter(p => p.y > 0).length, down = points.filter(p => p.y < 0).length;
-  document.getElementById("chart-caption").replaceChildren(...said(...label), alone ? `; mean ${fmt(mean)}` :
-    `: ${up} better, ${down} worse, ${points.length - up - down} equal; mean difference ${signed(mean)}`);
-}
-"""
-
-# %% ../../nbs/57_report_page.ipynb #d99a2e03
-SCRIPT_CONTROLS = r"""
-function choice(name, options, value, change) {
-  const select = el("select", {id: `choose-${name}`});
-  for (const [v, text] of options) { const o = el("option", {value: v}, text); o.selected = String(v) === String(value); select.append(o); }
-  select.addEventListener("change", () => change(select.value));
-  return el("label", {}, `${name} `, select);
-}
-function field(id, attrs, change) {
-  const input = el("input", {id, ...attrs});
-  input.addEventListener("input", () => { change(input.value); renderTable(); });
-  return input;
-}
-function renderControls() {
-  const runs = DATA.runs.map((r, j) => [j, r]).filter(([j]) => j !== DATA.baseline || !DATA.others.length);
-  const parts = [choice("measure", DATA.measures.map((m, j) => [j, m]), state.measure, v => { state.measure = +v; renderAll(); }),
-                 choice("run", runs, state.run, v => { state.run = +v; renderAll(); })];
-  if (DATA.others.length) parts.push(
-    choice("show", [["all", "all queries"], ["better", "better than the baseline"], ["worse", "worse than the baseline"],
-                    ["equal", "equal"]], state.show, v => { state.show = v; renderTable(); }),
-    el("label", {}, "|difference| ≥ ", field("least-difference", {type: "number", min: 0, step: 0.01, value: state.least},
-                                              v => { state.least = Number(v) || 0; })));
-  parts.push(field("query-filter", {type: "search", placeholder: "query id contains", value: state.filter},
-                   v => { state.filter = v; }));
-  document.getElementById("controls").replaceChildren(...parts);
-}
-"""
-
-# %% ../../nbs/57_report_page.ipynb #dc996bfa
-SCRIPT_START = r"""
-function openQuery(i) {
-  Object.assign(state, {filter: "", show: "all", least: 0});
-  state.open.add(i);
-  renderControls();
-  renderTable();
-  const tr = document.querySelector(`tr.query-row[data-query-index="${i}"]`);
-  if (tr) tr.scrollIntoView({block: "center"});
-}
-function renderAll() { renderChart(); renderTable(); }
-renderControls();
-renderAll();
-"""
-PAGE_SCRIPT = "".join([SCRIPT_STATE, SCRIPT_HELPERS, SCRIPT_ROWS, SCRIPT_ORDER, SCRIPT_HEADER, SCRIPT_TABLE, SCRIPT_RANKS,
-                       SCRIPT_DETAIL, SCRIPT_CHART_SCALE, SCRIPT_CHART_MARKS, SCRIPT_CHART, SCRIPT_CONTROLS, SCRIPT_START])
+@functools.cache
+def page_assets() -> PageAssets:
+    "The report page's files, `page.html`, `page.css` and `page.js` of `ndcg_nb/data/report_page/`, read once."
+    folder = importlib.resources.files("ndcg_nb") / "data" / "report_page"
+    def read(name: str) -> str:
+        return (folder / name).read_text(encoding="utf-8")
+    return PageAssets(string.Template(read("page.html")), read("page.css"), read("page.js"))
 
 # %% ../../nbs/57_report_page.ipynb #ca7ce51b
 def _sha256(text: str) -> str:
@@ -726,25 +431,6 @@ def content_policy(script: str, style: str) -> str:
     "A Content Security Policy that loads nothing and runs only `script` and `style`, the page's own."
     return (f"default-src 'none'; script-src {_sha256(script)}; style-src {_sha256(style)}; img-src data:; "
             "base-uri 'none'; form-action 'none'")
-
-# %% ../../nbs/57_report_page.ipynb #73eb4d25
-_PAGE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{policy}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title}</title><style>{style}</style></head>
-<body><header><h1>{heading}</h1><p class="meta">{meta}</p></header>
-{sections}
-<section id="queries"><h2>Query by query</h2><div class="controls" id="controls"></div>
-<div id="chart"></div><p class="note" id="chart-caption"></p>
-<p class="note"><span id="table-count"></span>. Click a query for its ranked documents; click a column to sort.</p>
-<table id="query-table"></table>
-<noscript><p>The chart and the query table need JavaScript; the tables above do not.</p></noscript></section>
-{notes}
-<script type="application/json" id="report-data">{data}</script>
-<script>{script}</script>
-</body></html>
-"""
 
 # %% ../../nbs/57_report_page.ipynb #bd570004
 def _listed(names) -> list:
@@ -768,9 +454,11 @@ def render_page(inputs: ReportInputs, comparison: pd.DataFrame, page: PageOption
                      *_listed(evaluated.measures), ", baseline ", evaluated.runs[data["baseline"]],
                      f"; made by ndcg_nb {__version__}")
     sections = _means_section(evaluated, comparison) + _convention_section(evaluated) + _tests_section(comparison)
-    return _PAGE.format(policy=content_policy(PAGE_SCRIPT, PAGE_CSS), title=html.escape(title), heading=heading,
-                        style=PAGE_CSS, meta=meta, sections=sections, notes=_notes_section(evaluated, data["left_out"]),
-                        data=script_json(data), script=PAGE_SCRIPT)
+    assets = page_assets()
+    return assets.template.substitute(policy=content_policy(assets.script, assets.style), title=html.escape(title),
+                                      heading=heading, style=assets.style, meta=meta, sections=sections,
+                                      notes=_notes_section(evaluated, data["left_out"]), data=script_json(data),
+                                      script=assets.script)
 
 # %% ../../nbs/57_report_page.ipynb #bb46d936
 _DATA_ELEMENT = re.compile(r'<script type="application/json" id="report-data">(.*?)</script>', re.S)
@@ -802,56 +490,3 @@ def report_html(qrels, runs, measures=DEFAULT_MEASURES, *, baseline: str | None 
 def report(qrels, runs, measures=DEFAULT_MEASURES, *, path: str | Path, **options) -> Path:
     "Write `report_html(qrels, runs, measures, **options)` to `path` (UTF-8), whole or not at all; return the path."
     return write_whole(path, report_html(qrels, runs, measures, **options))
-
-# %% ../../nbs/57_report_page.ipynb #d6c086fc
-@contextlib.contextmanager
-def headless_chromium(width: int = 1280, height: int = 1000):
-    "A headless Chromium driven by selenium, its console log kept; it ends, and its profile goes, on leaving."
-    chromium, chromedriver = shutil.which("chromium"), shutil.which("chromedriver")
-    if not (chromium and chromedriver):
-        raise UsageError("headless_chromium needs Chromium and chromedriver on the PATH "
-                         "(Debian: apt-get install chromium chromium-driver)")
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        raise UsageError("headless_chromium needs selenium (pip install selenium, or ndcg_nb's dev extra)") from None
-    profile = tempfile.mkdtemp(prefix="ndcg_nb-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 f"--user-data-dir={profile}", f"--window-size={width},{height}", "--hide-scrollbars"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(chromedriver), options=options)
-    try:
-        yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
-
-# %% ../../nbs/57_report_page.ipynb #162b7794
-def _palette_png(picture: bytes) -> bytes:
-    "The PNG `picture` with a palette of 256 colours: a page has few, and the file shrinks to about a third."
-    from PIL import Image
-    with Image.open(io.BytesIO(picture)) as image:
-        small = image.convert("RGB").quantize(colors=256)
-    written = io.BytesIO()
-    small.save(written, format="PNG", optimize=True)
-    return written.getvalue()
-
-# %% ../../nbs/57_report_page.ipynb #63f9eb17
-def save_screenshot(page: str | Path, png: str | Path, *, open_queries: int = 1, width: int = 1100,
-                    max_height: int = 2400) -> Path:
-    "Open the report file `page` in headless Chromium, click its first `open_queries` queries open, save the page as `png`."
-    page, png = Path(page).resolve(), Path(png)
-    with headless_chromium(width) as driver:
-        driver.get(page.as_uri())
-        for row in driver.find_elements("css selector", "tr.query-row")[:open_queries]:
-            row.click()
-        driver.execute_script("window.scrollTo(0, 0)")
-        height = driver.execute_script("return document.documentElement.scrollHeight")
-        driver.set_window_size(width, min(max(height, 600), max_height))
-        picture = driver.get_screenshot_as_png()
-    return write_whole(png, _palette_png(picture))

@@ -115,7 +115,7 @@ def _with_judged_fraction(per_query: pd.DataFrame, aggregate: pd.DataFrame, line
 # %% ../../nbs/54_value_bounds.ipynb #7b4f768f
 def _check_bounded(plan: Plan) -> None:
     "Refuse a measure that is not NDCG at one depth."
-    other = [m.name for m in plan.measures if m.measure.kind != "ndcg"]
+    other = [m.name for m in plan.measures if "bounds" not in m.family.supports]
     if other:
         raise UsageError(f"bounds are computed for NDCG measures only, not {other[0]!r}")
 
@@ -126,6 +126,12 @@ class Bounds(Evaluation):
                  conventions: dict | None = None):
         super().__init__(per_query, aggregate, convention, run_tag, notes, conventions=conventions)
         self.max_grade = max_grade
+
+    def __repr__(self) -> str:
+        return summary_text(*_bounds_summary(self))
+
+    def _repr_html_(self) -> str:
+        return summary_html(*_bounds_summary(self))
 
 BOUND_COLUMNS = ["value", "tie_low", "tie_high", "unjudged_zero", "unjudged_max", "judged_fraction"]
 
@@ -152,6 +158,3 @@ def _bounds_summary(b: Bounds) -> tuple:
     title = f"Bounds: {len(b.aggregate)} measure(s), {b.per_query['query'].nunique()} queries"
     unjudged = f"unjudged documents in the top k as grade 0 and as grade {b.max_grade:g}"
     return title, [unjudged, *convention_lines(b)], b.aggregate
-
-Bounds.__repr__ = lambda self: summary_text(*_bounds_summary(self))
-Bounds._repr_html_ = lambda self: summary_html(*_bounds_summary(self))

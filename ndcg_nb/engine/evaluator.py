@@ -41,7 +41,7 @@ class Evaluator:
     def _hold(self, plan: Plan, judgments: Judgments, weights: dict | None, measures, provided):
         self.plan, self.judgments, self.weights = plan, judgments, weights
         self.measures = [m.name for m in plan.measures] if measures is None else measures   # as the user wrote them
-        own = [m.name for m in plan.measures if m.measure.kind != "provided"]
+        own = [m.name for m in plan.measures if m.family.scorer(m) != "provider"]
         self._own = plan if len(own) == len(plan.measures) else plan.only(own)     # the measures ndcg_nb scores
         self._provided = None if provided is None else provided.evaluator(judgments)
         self._hinted = _may_need_hint(plan, self.measures)

@@ -12,29 +12,29 @@ import re
 import warnings
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..errors import NdcgWarning, UsageError
 from ..plugins import policies_of, resolve_policy
 from ..errors import PluginError
-from ..presets import Convention
+from ..presets import TREC_EVAL_PRESETS, Convention
+from ..families.base import (SUPPORTS, Measure, MeasureFamily, Parameter, family_depths, installed_families, read_depth,
+                                   register_builtin)
+from ..families.judged import JudgedFamily
+from ..families.hole import HoleFamily
+from ..metrics.core import Scores, one_ranking_serves
+from ..metrics.trec_measures import averaged_ndcg, table_dcgs, table_note
+from ..metrics.trec_relevance import (TREC_RELEVANCE_MEASURES, relevance_family, relevance_values,
+                                           relevant_counts)
 
 # %% auto #0
 __all__ = ['TREC_CUTOFFS', 'DIALECT_TOOLS', 'TREC_AVERAGED', 'TREC_FAMILY', 'MAX_TABLE_LEVEL', 'TREC_PROVIDED',
-           'TREC_PROVIDED_CUT', 'IR_MEASURES_PROVIDED', 'RANX_PROVIDED', 'TREC_NAMES', 'RANX_NAMES', 'Measure',
-           'parse_measure', 'parse_measures', 'ir_measures_hint']
+           'TREC_PROVIDED_CUT', 'IR_MEASURES_PROVIDED', 'RANX_PROVIDED', 'TREC_NAMES', 'RANX_NAMES',
+           'reads_as_trec_eval', 'trec_eval_reads', 'NdcgFamily', 'SumFamily', 'AveragedFamily', 'computed_here',
+           'ProvidedFamily', 'parse_measure', 'parse_measures', 'SkippedQueriesNote', 'ir_measures_hint']
 
 # %% ../../nbs/41_measures.ipynb #7cc76143
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-
-@dataclass(frozen=True)
-class Measure:
-    name: str
-    k: int | None
-    gains: tuple = ()       # ((grade, gain), ...) for trec_eval's ndcg.rel=gain,...
-    overrides: tuple = ()   # ((field, value), ...): the convention fields the name itself sets, under any preset
-    kind: str = "ndcg"      # "ndcg", trec_eval's "dcg", "ideal_dcg", "ndcg_rel", "Rndcg", "provided" (by another tool),
-                            # or "relevance" (a provided one the plan has ndcg_nb compute: `map` under trec_eval)
-    preset: str = "trec_eval"   # the preset of its name's dialect: its convention when no preset is named
-    computed_as: str = ""   # a "provided" measure as ir_measures writes it, e.g. "AP@100"
 
 DIALECT_TOOLS = {"trec_eval": "trec_eval", "ir_measures": "ir_measures", "gdeval": "ir_measures", "ranx": "ranx",
                  "ranx_burges": "ranx"}    # the preset of a dialect -> the tool whose names they are
@@ -43,34 +43,13 @@ DIALECT_TOOLS = {"trec_eval": "trec_eval", "ir_measures": "ir_measures", "gdeval
 TREC_AVERAGED = ("ndcg_rel", "Rndcg")
 TREC_FAMILY = ("ndcg", "dcg", "ideal_dcg", *TREC_AVERAGED)   # trec_eval's measures that take a gain table
 
-# %% ../../nbs/41_measures.ipynb #fd3499b6
-def _depth(text: str, measure: str, trec_style: bool = False) -> int:
-    """A depth written in a measure name: a whole number from 1 up. trec_eval reads `ndcg_cut.23.4` as depth 23;
-    in its own names (`trec_style`) so does ndcg_nb, with a warning, and refuses other fractions."""
-    if not re.fullmatch(r"\+?\d+", text.strip()):
-        try:
-            value = float(text)
-        except ValueError:
-            raise UsageError(f"measure {measure!r}: depth {text!r} is not a number") from None
-        if not value >= 1:
-            raise UsageError(f"measure {measure!r}: depth must be at least 1, got {text}")
-        if not (trec_style and math.isfinite(value) and re.fullmatch(r"\+?\d+\.\d*", text.strip())):
-            raise UsageError(f"measure {measure!r}: depth {text!r} is not a whole number of documents")
-        warnings.warn(f"measure {measure!r}: depth {text} read as {int(value)}, as trec_eval reads it",
-                      NdcgWarning, stacklevel=3)
-        return int(value)
-    value = int(text)
-    if value < 1:
-        raise UsageError(f"measure {measure!r}: depth must be at least 1, got {text}")
-    return value
-
 # %% ../../nbs/41_measures.ipynb #a19ab7c3
 def _trec_depths(text: str, family: str, name: str) -> list[int]:
     "The depths of trec_eval's `FAMILY.K1,K2,...` (`text`: what follows the dot), sorted and each once."
     parts = text.split(",")
     if not all(part.strip() for part in parts):
         raise UsageError(f"measure {name!r}: an empty depth; write {family}.K or {family}.K1,K2,...")
-    return sorted({_depth(part, name, trec_style=True) for part in parts})
+    return sorted({read_depth(part, name, trec_style=True) for part in parts})
 
 # %% ../../nbs/41_measures.ipynb #31c50eaa
 MAX_TABLE_LEVEL = 1 << 16    # a gain table's levels lie within +-this: a relevance scale, not an id
@@ -98,31 +77,17 @@ def _gain_pairs(text: str, name: str) -> tuple:
 def _trec_family(text: str, name: str) -> list[Measure] | None:
     "trec_eval's `ndcg`, `dcg`, `ideal_dcg`, `ndcg_rel` and `Rndcg`, alone or with a gain table; None for another name."
     if text in TREC_FAMILY:
-        return [Measure(text, None, kind=text)]
+        return [Measure(text, None, family=text)]
     custom = re.fullmatch(r"(ndcg_rel|Rndcg|ideal_dcg|dcg|ndcg)[._](\S+=\S+)", text)
     if custom is None:
         return None
     kind, table = custom.groups()
-    return [Measure(f"{kind}_{table}", None, _gain_pairs(table, name), kind=kind)]
-
-# %% ../../nbs/41_measures.ipynb #486c2f78
-def _family_depths(text: str, name: str, families) -> tuple[str, list] | None:
-    "The plugin family `text` names and its depths (`[None]`: the whole list), or None if it names no family."
-    if text in families:
-        return text, [None]
-    match = re.fullmatch(r"(.+?)(?:@|\.)(\S+)", text)
-    if not match or match.group(1) not in families:
-        return None
-    family = match.group(1)
-    parts = match.group(2).split(",")
-    if not all(part.strip() for part in parts):
-        raise UsageError(f"measure {name!r}: an empty depth; write {family}@K or {family}.K1,K2,...")
-    return family, sorted({_depth(part, name) for part in parts})
+    return [Measure(f"{kind}_{table}", None, _gain_pairs(table, name), family=kind)]
 
 # %% ../../nbs/41_measures.ipynb #7d50263d
 def _plugin_measure(text: str, name: str) -> list[Measure] | None:
     "The measures a plugin's family names (`family`, `family@K`, `family.K1,K2`), or None."
-    found = _family_depths(text, name, policies_of("measure"))
+    found = family_depths(text, name, policies_of("measure"))
     if found is None:
         return None
     family, depths = found
@@ -158,7 +123,7 @@ def _ir_call(text: str, name: str) -> tuple[dict, int | None] | None:
     match = re.fullmatch(r"(?i)ndcg\((.*)\)(?:@(\S+))?", text, flags=re.S)
     if not match:
         return None
-    k = None if match.group(2) is None else _depth(match.group(2), name)
+    k = None if match.group(2) is None else read_depth(match.group(2), name)
     return _literal_params(match.group(1), name), k
 
 # %% ../../nbs/41_measures.ipynb #c76a8e74
@@ -169,7 +134,7 @@ def _ir_object(measure) -> tuple[str, dict, int | None] | None:
         return None
     params = dict(params)
     cutoff = params.pop("cutoff", None)
-    return measure.NAME, params, None if cutoff is None else _depth(str(cutoff), str(measure))
+    return measure.NAME, params, None if cutoff is None else read_depth(str(cutoff), str(measure))
 
 # %% ../../nbs/41_measures.ipynb #e5952e5f
 def _ir_fields(params: dict, k: int | None, name: str) -> tuple[str, dict]:
@@ -216,7 +181,7 @@ def _ir_measure(found: tuple, name: str) -> Measure:
         if k is not None:
             raise UsageError(f"measure {name!r}: a depth given twice (cutoff= and @)")
         params = dict(params)
-        k = _depth(str(params.pop("cutoff")), name)
+        k = read_depth(str(params.pop("cutoff")), name)
     preset, fields = _ir_fields(params, k, name)
     return Measure(_ir_name(params, k), k, (), tuple(sorted(fields.items(), key=str)), preset=preset)
 
@@ -227,7 +192,7 @@ def _ir_ndcg(text: str, name: str) -> list[Measure] | None:
         plain = re.fullmatch(r"nDCG(?:@(\S+))?", text)
         if plain is None:
             return None
-        found = ({}, None if plain.group(1) is None else _depth(plain.group(1), name))
+        found = ({}, None if plain.group(1) is None else read_depth(plain.group(1), name))
     return [_ir_measure(found, name)]
 
 # %% ../../nbs/41_measures.ipynb #c6eb1fe5
@@ -248,7 +213,7 @@ def _ranx_ndcg(text: str, name: str) -> list[Measure] | None:
     if match is None or (base == "ndcg" and base == text):
         return None                                      # plain `ndcg` is trec_eval's
     family, depth = match.groups()
-    k = None if depth is None else _depth(depth, name)
+    k = None if depth is None else read_depth(depth, name)
     if family == "ndcg_burges":
         fields = (("gain", "exponential"), *fields)
     label = family + ("" if k is None else f"@{k}") + shown
@@ -270,14 +235,14 @@ RANX_NAMES = ("map@K", "precision@K", "recall@K", "mrr", "r-precision", "hit_rat
 def _trec_provided(text: str, name: str) -> list[Measure] | None:
     "The measures trec_eval's name of another measure stands for (`map`, `P.5,10`, `recall`, ...), or None."
     if text in TREC_PROVIDED:
-        return [Measure(text, None, kind="provided", computed_as=TREC_PROVIDED[text])]
+        return [Measure(text, None, family="provided", computed_as=TREC_PROVIDED[text])]
     match = re.fullmatch(r"(P|recall|map_cut|success)(?:[._](\S+))?", text)
     if match is None:
         return None
     family, depths = match.groups()
     ir_name, defaults = TREC_PROVIDED_CUT[family]
     ks = defaults if depths is None else _trec_depths(depths, family, name)
-    return [Measure(f"{family}_{k}", k, kind="provided", computed_as=f"{ir_name}@{k}") for k in ks]
+    return [Measure(f"{family}_{k}", k, family="provided", computed_as=f"{ir_name}@{k}") for k in ks]
 
 # %% ../../nbs/41_measures.ipynb #1e5addaf
 def _ir_text(measure: str, params: dict, k: int | None) -> str:
@@ -305,7 +270,7 @@ def _ir_provided_measure(measure: str, params: dict, k: int | None, name: str) -
     fields, rest = _provided_fields(params, name)
     shown = {**rest, **({"rel": fields["min_grade"]} if "min_grade" in fields else {}),
              **({"judged_only": True} if "unjudged" in fields else {})}
-    return Measure(_ir_text(measure, shown, k), k, (), tuple(sorted(fields.items(), key=str)), kind="provided",
+    return Measure(_ir_text(measure, shown, k), k, (), tuple(sorted(fields.items(), key=str)), family="provided",
                    preset="ir_measures", computed_as=_ir_text(measure, rest, k))
 
 def _ir_provided(text: str, name: str) -> list[Measure] | None:
@@ -314,7 +279,7 @@ def _ir_provided(text: str, name: str) -> list[Measure] | None:
     if match is None or match.group(1) not in IR_MEASURES_PROVIDED:
         return None
     params = {} if match.group(2) is None else _literal_params(match.group(2), name)
-    k = None if match.group(3) is None else _depth(match.group(3), name)
+    k = None if match.group(3) is None else read_depth(match.group(3), name)
     return [_ir_provided_measure(match.group(1), params, k, name)]
 
 # %% ../../nbs/41_measures.ipynb #fb716565
@@ -325,14 +290,178 @@ def _ranx_provided(text: str, name: str) -> list[Measure] | None:
     if match is None or (base in TREC_PROVIDED or base in TREC_PROVIDED_CUT) and base == text:
         return None                                         # `map` and `recall` alone are trec_eval's
     family, depth = match.groups()
-    k = None if depth is None else _depth(depth, name)
+    k = None if depth is None else read_depth(depth, name)
     ir_name = RANX_PROVIDED[family][0 if k is not None else 1]
     if ir_name is None:
         raise UsageError(f"measure {name!r}: ranx's {family} is written " +
                          (f"{family}@K" if k is None else f"{family}, without a depth"))
-    return [Measure(base + shown, k, (), fields, kind="provided", preset="ranx", computed_as=_ir_text(ir_name, {}, k))]
+    return [Measure(base + shown, k, (), fields, family="provided", preset="ranx", computed_as=_ir_text(ir_name, {}, k))]
+
+# %% ../../nbs/41_measures.ipynb #mf91e042
+_TREC_FIELDS = {"gain": "linear", "discount": "log2", "normalization": "judged", "truncation": "cut", "negative": "zero",
+                "integer_grades": True, "min_grade": None, "judged_grade": None, "unjudged_grade": None,
+                "relevance_map": None}
+
+def reads_as_trec_eval(conv: Convention) -> bool:
+    "Whether `conv` reads judgments and ranks documents as trec_eval does (its flags -c, -J and -M aside)."
+    return all(getattr(conv, field) == value for field, value in _TREC_FIELDS.items()) and conv.ties != "average"
+
+def _check_trec_fields(name: str, conv: Convention, required: dict = _TREC_FIELDS) -> None:
+    "A `UsageError` for the first field of `conv` on which trec_eval's measure `name` cannot be scored as trec_eval does."
+    for field, value in required.items():
+        if getattr(conv, field) != value:
+            raise UsageError(f"{name} is trec_eval's measure: it takes {field}={value!r}, not {getattr(conv, field)!r}")
+    if conv.ties == "average":
+        raise UsageError(f"{name} is trec_eval's measure: it ranks tied documents in one order; ties='average' is not one")
+
+# %% ../../nbs/41_measures.ipynb #mfd47c81
+def trec_eval_reads(planned) -> bool:
+    "Whether `planned` is under one of trec_eval's presets and a convention that reads as trec_eval does."
+    conv = planned.convention.convention
+    return conv.preset in TREC_EVAL_PRESETS and reads_as_trec_eval(conv)
+
+def _table_scores(rankings, planned) -> Scores:
+    "trec_eval's DCG and IDCG of every judged query under the measure's gain table, from trec_eval's ranked levels."
+    conv = planned.convention.convention
+    _check_trec_fields(planned.name, conv)
+    dcg, idcg = table_dcgs(rankings.levels(conv), rankings.judgments.level_pool, planned.measure.gains)
+    return Scores(dcg, idcg, np.zeros(len(dcg)), idcg)
+
+# %% ../../nbs/41_measures.ipynb #mf7b2f98
+class NdcgFamily(MeasureFamily):
+    "NDCG: trec_eval's `ndcg` and `ndcg_cut`, ir_measures' `nDCG`, ranx's `ndcg` and `ndcg_burges`, plugins' families."
+    name, description = "ndcg", "normalized discounted cumulative gain"
+    parameters = (Parameter("k", None, "the depth (None: the convention's default_depth, else the whole ranking)"),
+                  Parameter("gains", (), "trec_eval's gain table, (grade, gain) pairs"))
+    supports, has_sums = frozenset(SUPPORTS), True
+
+    def read(self, text: str, name: str) -> None:
+        return None                                 # the dialects' readers read its names
+
+    def written(self) -> str:
+        return ""
+
+    def planned(self, measure: Measure, convention: Convention) -> Measure:
+        default = convention.default_depth
+        return dataclasses.replace(measure, k=default) if measure.k is None and default is not None else measure
+
+    def scorer(self, planned) -> str:
+        return "own" if planned.measure.gains and trec_eval_reads(planned) else "core"
+
+    def reads_to(self, planned) -> int | None:
+        core = planned.k is not None and self.scorer(planned) == "core"
+        return planned.k if core and one_ranking_serves(planned.policies, False) else None
+
+    def score(self, rankings, planned) -> Scores:
+        return _table_scores(rankings, planned)
+
+    def scores_missing_queries(self, planned) -> bool:
+        return self.scorer(planned) == "own"     # trec_eval's stand-in ranking for a query the run lacks, under -c
+
+    def scored_by_trec_eval(self, planned) -> bool:
+        return self.scorer(planned) == "own"
+
+    def notes(self, planned, values, run_only: int = 0) -> list[str]:
+        note = table_note(planned.name, planned.measure.gains, values) if self.scorer(planned) == "own" else None
+        return [note] if note else []
+
+# %% ../../nbs/41_measures.ipynb #mfbbca0a
+class SumFamily(NdcgFamily):
+    "trec_eval's `dcg` or `ideal_dcg`: one of the two sums NDCG divides."
+    supports = frozenset({"dask", "spark", "explain", "cli"})
+
+    def __init__(self, name: str):
+        self.name, self.description = name, f"trec_eval's {name}: a sum, not a ratio"
+
+    def planned(self, measure: Measure, convention: Convention) -> Measure:
+        return measure
+
+    def scorer(self, planned) -> str:
+        return "own" if trec_eval_reads(planned) else "core"
+
+    def values(self, scores: Scores, convention, queries) -> tuple[np.ndarray, np.ndarray]:
+        return (scores.dcg if self.name == "dcg" else scores.idcg), np.zeros(len(scores.dcg), dtype=bool)
+
+    def notes(self, planned, values, run_only: int = 0) -> list[str]:
+        return []
+
+# %% ../../nbs/41_measures.ipynb #mf500ac1
+class AveragedFamily(SumFamily):
+    "trec_eval's `ndcg_rel` or `Rndcg`: NDCG averaged over several depths of one ranking, scored as trec_eval does."
+    def __init__(self, name: str):
+        self.name, self.description = name, f"trec_eval's {name}: NDCG averaged over depths of one ranking"
+
+    def scorer(self, planned) -> str:
+        return "own"
+
+    def score(self, rankings, planned) -> Scores:
+        conv = planned.convention.convention
+        _check_trec_fields(planned.name, conv)
+        values, has_ideal = averaged_ndcg(self.name, rankings.levels(conv), rankings.judgments.level_pool,
+                                          planned.measure.gains)
+        one = (has_ideal | ~np.isfinite(values)).astype(float)    # trec_eval's NaN or infinity passes as it is
+        return Scores(values, one, np.zeros(len(one)), one)
+
+    values = MeasureFamily.values
+
+# %% ../../nbs/41_measures.ipynb #mfd55ed5
+_RELEVANCE_FIELDS = {"judged_grade": None, "unjudged_grade": None, "relevance_map": None, "integer_grades": True}
+
+def computed_here(measure: Measure, convention: Convention) -> bool:
+    "Whether ndcg_nb computes `measure`, one ir_measures would (`map`, `P.10`, ...): under the `trec_eval` preset."
+    return (relevance_family(measure) in TREC_RELEVANCE_MEASURES and convention.preset == "trec_eval"
+            and not convention.float32_scores)
+
+def _relevance_scores(rankings, planned) -> Scores:
+    "trec_eval's measure of relevance `planned` of every query, as the value for the DCG and 1 for the IDCG."
+    conv = planned.convention.convention
+    _check_trec_fields(planned.name, conv, _RELEVANCE_FIELDS)
+    if conv.min_grade is not None and not float(conv.min_grade).is_integer():
+        raise UsageError(f"{planned.name} is trec_eval's measure: its relevance level (min_grade) is a whole number, "
+                         f"not {conv.min_grade!r}")
+    level = 1 if conv.min_grade is None else int(conv.min_grade)
+    counts = relevant_counts(rankings.judgments.level_pool, level)
+    values = relevance_values(relevance_family(planned.measure), planned.k, rankings.levels(conv), counts, level)
+    one = np.ones(len(values))
+    return Scores(values, one, np.zeros(len(one)), one)
+
+# %% ../../nbs/41_measures.ipynb #mf3828ae
+class ProvidedFamily(MeasureFamily):
+    "The rest of a results table (`map`, `P@10`, `recall@100`, ...): ir_measures' to compute, or trec_eval's here."
+    name, description = "provided", "measures ir_measures computes (AP, P, R, RR, Rprec, Bpref, Success, Set*)"
+    supports = frozenset({"dask", "spark", "cli"})     # on Dask and Spark only where ndcg_nb computes them
+
+    def read(self, text: str, name: str) -> None:
+        return None
+
+    def written(self) -> str:
+        return ""
+
+    def scorer(self, planned) -> str:
+        return "own" if computed_here(planned.measure, planned.convention.convention) else "provider"
+
+    def reads_to(self, planned) -> None:
+        return None
+
+    def score(self, rankings, planned) -> Scores:
+        return _relevance_scores(rankings, planned)
+
+    def scores_missing_queries(self, planned) -> bool:
+        return True
+
+    def scored_by_trec_eval(self, planned) -> bool:
+        return self.scorer(planned) == "own"
+
+# %% ../../nbs/41_measures.ipynb #mfbe205d
+register_builtin(NdcgFamily(), SumFamily("dcg"), SumFamily("ideal_dcg"), AveragedFamily("ndcg_rel"),
+                 AveragedFamily("Rndcg"), ProvidedFamily(), JudgedFamily(), HoleFamily())
 
 # %% ../../nbs/41_measures.ipynb #b770a723
+def _other_families() -> str:
+    "How the families that read their own names are written (`Judged@K, hole@K, ...`), after a semicolon."
+    written = [family.written() for family in installed_families().values() if family.written()]
+    return f"; other families: {', '.join(written)}" if written else ""
+
 def _unknown_measure(name: str) -> UsageError:
     "The error for a measure name nothing reads, with what can be written instead."
     families = sorted(policies_of("measure"))
@@ -342,7 +471,7 @@ def _unknown_measure(name: str) -> UsageError:
                       f"ideal_dcg, ndcg_rel, Rndcg or ndcg.LEVEL=GAIN,..., ir_measures' nDCG@K or nDCG(...)@K, ranx's "
                       f"ndcg@K or ndcg_burges@K; other measures are trec_eval's {', '.join(TREC_NAMES)}, ir_measures' "
                       f"{', '.join(IR_MEASURES_PROVIDED)} (NAME@K, NAME(rel=2)@K), ranx's {', '.join(RANX_NAMES)}"
-                      f"{installed} (see `ndcg-nb plugins`)")
+                      f"{_other_families()}{installed} (see `ndcg-nb plugins`)")
 
 # %% ../../nbs/41_measures.ipynb #8bf07290
 def _trec_cut(text: str, name: str) -> list[Measure] | None:
@@ -364,6 +493,9 @@ def _from_ir_object(found: tuple, name: str) -> list[Measure]:
     measure, params, k = found
     if measure == "nDCG":
         return [_ir_measure((params, k), name)]
+    family = installed_families().get(measure)
+    if family is not None and family.written() and not params:
+        return family.read(measure if k is None else f"{measure}@{k}", name)
     if measure not in IR_MEASURES_PROVIDED:
         raise UsageError(f"measure {name!r}: ndcg_nb computes ir_measures' nDCG and has ir_measures compute "
                          f"{', '.join(IR_MEASURES_PROVIDED)}; not {measure}")
@@ -384,6 +516,10 @@ def parse_measure(name) -> list[Measure]:
         measures = read(text, name)
         if measures is not None:
             return measures
+    for family in installed_families().values():
+        measures = family.read(text, name)
+        if measures is not None:
+            return measures
     raise _unknown_measure(name)
 
 # %% ../../nbs/41_measures.ipynb #d9292631
@@ -402,6 +538,17 @@ def parse_measures(measures) -> list[Measure]:
     return list(wanted.values())
 
 # %% ../../nbs/41_measures.ipynb #f0a5119c
+class SkippedQueriesNote(str):
+    """The note of `ir_measures_hint`: `finding` (what was left out, and how the tool counts it), then how to count it
+    too, in the words of the Python API; the command line gives its own advice after `finding`."""
+    def __new__(cls, finding: str):
+        note = super().__new__(cls, f"{finding}: name no preset, or set missing_queries='zero'")
+        note.finding = finding
+        return note
+
+    def __getnewargs__(self):
+        return (self.finding,)
+
 def ir_measures_hint(measure, skipped: int) -> str | None:
     """A note for `measure` (as the user wrote it), named in ir_measures' or ranx's dialect, when `skipped` judged
     queries missing from the run were left out, which those tools count 0."""
@@ -415,5 +562,5 @@ def ir_measures_hint(measure, skipped: int) -> str | None:
     if tool not in ("ir_measures", "ranx"):
         return None
     queries, them = ("query", "it") if skipped == 1 else ("queries", "them")
-    return (f"{parsed.name} left out the {skipped} judged {queries} missing from the run; {tool} counts {them} 0, as "
-            f"{parsed.name} does under its own convention: name no preset, or set missing_queries='zero'")
+    return SkippedQueriesNote(f"{parsed.name} left out the {skipped} judged {queries} missing from the run; {tool} "
+                              f"counts {them} 0, as {parsed.name} does under its own convention")

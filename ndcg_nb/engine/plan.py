@@ -17,13 +17,13 @@ from ..errors import InputError, PluginError, UsageError
 from ..presets import FIELDS, Convention, negative_grade_refused
 from ..metrics.core import ListPolicies, aggregate
 from ..metrics.segments import positions_in_lists, segment_sum
-from ..metrics.trec_relevance import TREC_RELEVANCE_MEASURES, relevance_family
-from .measures import Measure, parse_measures
+from ..families.base import MeasureFamily, measure_family
+from .measures import Measure, computed_here, parse_measures
 
 # %% auto #0
 __all__ = ['POLICY_FIELDS', 'RANKING_FIELDS', 'ranking_key', 'MADE_PLANS', 'BoundConvention', 'resolve_convention',
            'bind_convention', 'read_through', 'apply_grade_rules', 'run_only_scored', 'query_facts',
-           'apply_query_rules', 'PlannedMeasure', 'computed_here', 'Plan']
+           'apply_query_rules', 'PlannedMeasure', 'Plan']
 
 # %% ../../nbs/42_plan.ipynb #7159a297
 def _preset_convention(preset) -> Convention:
@@ -202,6 +202,11 @@ class PlannedMeasure:
         return self.measure.k
 
     @property
+    def family(self) -> MeasureFamily:
+        "The measure's family: what the engine asks how to score it."
+        return measure_family(self.measure.family)
+
+    @property
     def scoring_key(self) -> tuple:
         "What the measures scored together at their depths share: one bound convention and one gain table."
         return id(self.convention), self.measure.gains
@@ -211,19 +216,9 @@ def _gain_table(pairs: tuple) -> BoundPolicy:
     "trec_eval's `ndcg.GRADE=GAIN,...` as a bound gain: each listed grade its gain, every other grade its own value."
     return resolve_policy("gain", ("table", {"table": dict(pairs), "unlisted": "keep"}))
 
-def computed_here(measure: Measure, convention) -> bool:
-    """Whether ndcg_nb computes `measure`, one that ir_measures would (`map`, `P.10`, ...): under the `trec_eval`
-    preset, which reads scores as doubles, where pytrec_eval reads floats."""
-    return (measure.kind == "provided" and relevance_family(measure) in TREC_RELEVANCE_MEASURES and convention.preset == "trec_eval"
-            and not convention.float32_scores)
-
 def _planned(measure: Measure, convention: BoundConvention) -> PlannedMeasure:
-    "`measure` under `convention`: its depth defaulted, its gain table bound, computed here if it can be."
-    if computed_here(measure, convention.convention):
-        measure = dataclasses.replace(measure, kind="relevance")
-    default = convention.convention.default_depth
-    if measure.k is None and measure.kind == "ndcg" and default is not None:
-        measure = dataclasses.replace(measure, k=default)
+    "`measure` under `convention`: as its family plans it (a default depth, say), its gain table bound."
+    measure = measure_family(measure.family).planned(measure, convention.convention)
     policies = convention.policies
     if measure.gains:
         policies = dataclasses.replace(policies, gain=_gain_table(measure.gains))

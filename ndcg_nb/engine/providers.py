@@ -125,7 +125,7 @@ class ProvidedMeasures:
     @classmethod
     def of(cls, plan: Plan) -> "ProvidedMeasures | None":
         "The measures of `plan` that ir_measures computes (None if there are none), checked and translated."
-        planned = tuple(m for m in plan.measures if m.measure.kind == "provided")
+        planned = tuple(m for m in plan.measures if m.family.scorer(m) == "provider")
         if not planned:
             return None
         ir_measures = _import_ir_measures([m.name for m in planned])

@@ -31,8 +31,8 @@ from ..errors import InputError, UsageError
 __all__ = ['MAX_LINE_BYTES', 'MAX_GZIP_RATIO', 'RATIO_FROM_BYTES', 'QRELS_DUPLICATES', 'TRIM_FROM_BYTES', 'SAMPLE_QRELS',
            'SAMPLE_RUN', 'TrecFormatError', 'short_repr', 'some_numbers', 'is_binary_file', 'source_name',
            'checked_text', 'FileChangedError', 'is_regular_file', 'memory_pool', 'split_lines', 'numeric_column',
-           'check_duplicates_rule', 'give_back_freed_memory', 'split_file', 'read_qrels', 'read_run',
-           'read_qrels_and_run', 'id_categories', 'is_records', 'is_ranx', 'check_not_swapped',
+           'check_duplicates_rule', 'DuplicateJudgmentError', 'give_back_freed_memory', 'split_file', 'read_qrels',
+           'read_run', 'read_qrels_and_run', 'id_categories', 'is_records', 'is_ranx', 'check_not_swapped',
            'check_dicts_not_swapped', 'is_run_collection', 'as_qrels', 'as_run', 'as_qrels_and_run']
 
 # %% ../../nbs/40_runs.ipynb #9297daa9
@@ -723,6 +723,15 @@ def _repeated_rows(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return keys, repeated
 
 # %% ../../nbs/40_runs.ipynb #42b89678
+class DuplicateJudgmentError(TrecFormatError):
+    "A document judged more than once for one query; `problem` says which and where, the message adds how to choose one."
+    def __init__(self, problem: str):
+        super().__init__(f"{problem} (pass duplicates='first', 'last' or 'max' to choose one)")
+        self.problem = problem
+
+    def __reduce__(self):
+        return type(self), (self.problem,)
+
 def _duplicates(frame: pd.DataFrame, source: str, what: str, where: str, policy: str = "error") -> pd.DataFrame:
     check_duplicates_rule(policy)
     keys, repeated = _repeated_rows(frame)
@@ -731,9 +740,9 @@ def _duplicates(frame: pd.DataFrame, source: str, what: str, where: str, policy:
     if policy == "error":
         first = frame[repeated].iloc[0]
         same = frame[repeated & (frame["query"] == first["query"]).to_numpy() & (frame["doc"] == first["doc"]).to_numpy()]
-        hint = " (pass duplicates='first', 'last' or 'max' to choose one)" if what == "qrels" else ""
-        raise TrecFormatError(f"{source}: document {short_repr(first['doc'])} appears {len(same):,} times for query "
-                              f"{short_repr(first['query'])} ({where}s {some_numbers(same['line'])}){hint}")
+        problem = (f"{source}: document {short_repr(first['doc'])} appears {len(same):,} times for query "
+                   f"{short_repr(first['query'])} ({where}s {some_numbers(same['line'])})")
+        raise DuplicateJudgmentError(problem) if what == "qrels" else TrecFormatError(problem)
     keys = pd.Series(keys, index=frame.index)
     if policy == "max":
         order = frame.sort_values("relevance", kind="stable", ascending=False)

@@ -16,17 +16,17 @@ from dataclasses import dataclass
 import numpy as np
 from .deferred_imports import pandas as pd, pyarrow as pa   # imported when first used
 
-from ..metrics.core import ListsToScore, Scores, aggregate, ndcg_ratio, one_ranking_serves, score_depths, summary_html, summary_text
+from ..metrics.core import ListsToScore, Scores, aggregate, score_depths, summary_html, summary_text
 from ..errors import InputError, UsageError
 from .judgments import (Judgments, MatchedRun, join_run, line_levels, match_run,
                                      no_common_query_message, policy_context, ranked_batch)
-from .measures import TREC_AVERAGED, parse_measure
+from .measures import parse_measure
+from ..families.base import MeasureFamily, RankedQueries, measure_family
 from ..metrics.batch import Batch
-from ..metrics.trec_measures import NOT_IN_QRELS, averaged_ndcg, relevance_levels, table_dcgs, table_note
-from ..metrics.trec_relevance import relevance_family, relevance_values, relevant_counts
+from ..metrics.trec_measures import NOT_IN_QRELS, relevance_levels
 from ..metrics.segments import offsets_from_lengths, positions_in_lists
 from ..policies import retrieved_normalization
-from ..presets import SKIPPED_ZERO_IDCG, TREC_EVAL_PRESETS, Convention
+from ..presets import SKIPPED_ZERO_IDCG, Convention
 from .plan import Plan, PlannedMeasure, apply_query_rules, query_facts, ranking_key, run_only_scored
 
 # %% auto #0
@@ -278,30 +278,22 @@ class _Rankings:
             self.levels_made[key] = with_placeholders(ranked, joined.in_run, conv, self.judgments)
         return self.levels_made[key]
 
+    def ranked_queries(self, conv: Convention) -> RankedQueries:
+        "Every judged query's ranked documents under `conv`, as a measure family that scores its own reads them."
+        joined, batch, _, rows = self(conv)
+        return RankedQueries(batch, joined.judged[rows], joined.doc[rows], joined.doc_names, self.judgments.doc_names,
+                             joined.in_run)
+
 # %% ../../nbs/44_scoring.ipynb #02417f6a
-_TREC_FIELDS = {"gain": "linear", "discount": "log2", "normalization": "judged", "truncation": "cut", "negative": "zero",
-                "integer_grades": True, "min_grade": None, "judged_grade": None, "unjudged_grade": None,
-                "relevance_map": None}
-
-def _is_trec_eval(conv: Convention) -> bool:
-    "Whether `conv` reads judgments and ranks documents as trec_eval does (its flags -c, -J and -M aside)."
-    return all(getattr(conv, field) == value for field, value in _TREC_FIELDS.items()) and conv.ties != "average"
-
 def scored_by_trec_eval(planned: PlannedMeasure) -> bool:
-    """Whether trec_eval's own code scores the measure: `ndcg_rel`, `Rndcg` and the measures of relevance (`map`,
-    `P_10`, ...), and, under trec_eval's presets while the convention reads and ranks as trec_eval does, a gain table,
-    `dcg` and `ideal_dcg` (else the table is a gain policy like any other, and the two sums are the core's)."""
-    measure, conv = planned.measure, planned.convention.convention
-    if measure.kind in TREC_AVERAGED or measure.kind == "relevance":
-        return True
-    own = bool(measure.gains) or measure.kind in ("dcg", "ideal_dcg")
-    return own and conv.preset in TREC_EVAL_PRESETS and _is_trec_eval(conv)
+    "Whether trec_eval's own code scores the measure (as its family says: `ndcg_rel`, `Rndcg`, `map` under trec_eval, ...)."
+    return planned.family.scored_by_trec_eval(planned)
 
 def _depth_groups(plan: Plan) -> dict[tuple, tuple[PlannedMeasure, list]]:
     "Each (bound convention, custom gains) of the measures the core scores: its first measure and its depths, as asked."
     groups = {}
     for planned in plan.measures:
-        if not scored_by_trec_eval(planned):
+        if planned.family.scorer(planned) == "core":
             groups.setdefault(planned.scoring_key, (planned, []))[1].append(planned.k)
     return groups
 
@@ -345,57 +337,16 @@ def with_placeholders(ranked: Batch, in_run: np.ndarray, conv: Convention, judgm
     levels[np.repeat(offsets[:-1], ranked.lengths) + positions_in_lists(ranked.offsets)] = ranked.grades
     return Batch.from_lengths(levels, lengths)
 
-# %% ../../nbs/44_scoring.ipynb #pc0a0006
-_RELEVANCE_FIELDS = {"judged_grade": None, "unjudged_grade": None, "relevance_map": None, "integer_grades": True}
-
-def _check_relevance_fields(name: str, conv: Convention) -> None:
-    "A `UsageError` for the first field of `conv` that trec_eval's measure of relevance `name` cannot follow."
-    _check_trec_fields(name, conv, _RELEVANCE_FIELDS)
-    if conv.min_grade is not None and not float(conv.min_grade).is_integer():
-        raise UsageError(f"{name} is trec_eval's measure: its relevance level (min_grade) is a whole number, "
-                         f"not {conv.min_grade!r}")
-
-def _relevance_scores(planned: PlannedMeasure, ranked: Batch, pool: Batch) -> Scores:
-    "trec_eval's measure of relevance `planned` of every query, as the value for the DCG and 1 for the IDCG."
-    conv, family = planned.convention.convention, relevance_family(planned.measure)
-    level = 1 if conv.min_grade is None else int(conv.min_grade)
-    values = relevance_values(family, planned.k, ranked, relevant_counts(pool, level), level)
-    one = np.ones(len(values))
-    return Scores(values, one, np.zeros(len(one)), one)
-
-# %% ../../nbs/44_scoring.ipynb #83d0ae46
-def _check_trec_fields(name: str, conv: Convention, required: dict = _TREC_FIELDS) -> None:
-    """A `UsageError` for the first field of `conv` on which measure `name`, trec_eval's, cannot be scored as trec_eval
-    does: a field of `required` with another value, or tied documents averaged."""
-    for field, value in required.items():
-        if getattr(conv, field) != value:
-            raise UsageError(f"{name} is trec_eval's measure: it takes {field}={value!r}, not {getattr(conv, field)!r}")
-    if conv.ties == "average":
-        raise UsageError(f"{name} is trec_eval's measure: it ranks tied documents in one order; ties='average' is not one")
-
-def _trec_score(rankings: _Rankings, planned: PlannedMeasure) -> Scores:
-    """trec_eval's measure `planned` of every judged query as `Scores`: `ndcg`, `dcg` and `ideal_dcg` under its gain
-    table as DCG and IDCG; `ndcg_rel`, `Rndcg` and the measures of relevance as the value for the DCG, 1 or 0 for
-    the IDCG."""
-    kind, conv = planned.measure.kind, planned.convention.convention
-    (_check_relevance_fields if kind == "relevance" else _check_trec_fields)(planned.name, conv)
-    ranked = rankings.levels(conv)                      # shared by every trec_eval measure of this ranking
-    pool, gains = rankings.judgments.level_pool, planned.measure.gains
-    if kind == "relevance":
-        return _relevance_scores(planned, ranked, pool)
-    if kind in TREC_AVERAGED:
-        values, has_ideal = averaged_ndcg(kind, ranked, pool, gains)
-        one = (has_ideal | ~np.isfinite(values)).astype(float)    # trec_eval's NaN or infinity passes as it is
-        return Scores(values, one, np.zeros(len(one)), one)
-    dcg, idcg = table_dcgs(ranked, pool, gains)
-    return Scores(dcg, idcg, np.zeros(len(dcg)), idcg)
+# %% ../../nbs/44_scoring.ipynb #26e59b39
+def _own_score(rankings: _Rankings, planned: PlannedMeasure) -> Scores:
+    "The `Scores` of every judged query of a measure its family scores itself (trec_eval's code, `Judged`, a plugin's)."
+    return planned.family.score(rankings, planned)
 
 # %% ../../nbs/44_scoring.ipynb #10f600d8
 def _reads_to(planned: PlannedMeasure) -> int | None:
     "How deep measure `planned` reads its ranking: its depth if nothing below counts, else None (all of it)."
-    conv = planned.convention.convention
-    cut = planned.k is not None and not scored_by_trec_eval(planned) and one_ranking_serves(planned.policies, False)
-    return planned.k if cut and conv.zero_grade_sum == "score" and conv.no_hits == "score" else None
+    conv, k = planned.convention.convention, planned.family.reads_to(planned)
+    return k if k is not None and conv.zero_grade_sum == "score" and conv.no_hits == "score" else None
 
 def ranking_depths(plan: Plan) -> dict:
     "Each ranking's depth (by `ranking_key`): the deepest rank its measures read, or None where one reads all of it."
@@ -423,15 +374,12 @@ class QueryValues:
     in_mean: np.ndarray
     in_run: np.ndarray
 
-def _query_values(s: Scores, in_run: np.ndarray, queries, convention: Convention, kind: str = "ndcg",
+def _query_values(s: Scores, in_run: np.ndarray, queries, convention: Convention, family: MeasureFamily | None = None,
                   missing_scored: bool = False) -> QueryValues:
-    """Each query's value from its scores (`dcg` and `ideal_dcg`: one of the sums), by `zero_idcg` and
-    `missing_queries`; a query missing from the run scores 0, unless its scores already hold its value
+    """Each query's value from its scores, as the measure's `family` reads them (a ratio, or one of the sums), by
+    `zero_idcg` and `missing_queries`; a query missing from the run scores 0, unless its scores already hold its value
     (`missing_scored`: trec_eval's stand-in ranking under `-c`)."""
-    if kind in ("dcg", "ideal_dcg"):
-        values, undefined = (s.dcg if kind == "dcg" else s.idcg), np.zeros(len(s.dcg), dtype=bool)
-    else:
-        values, undefined = ndcg_ratio(s.dcg - s.low, s.high - s.low, convention.zero_idcg, names=queries)
+    values, undefined = (family or measure_family("ndcg")).values(s, convention, queries)
     counted = np.ones(len(queries), dtype=bool) if convention.missing_queries == "zero" else in_run
     values = values if missing_scored and convention.missing_queries == "zero" else np.where(~in_run, 0.0, values)
     in_mean = counted & ~(undefined & (convention.zero_idcg in SKIPPED_ZERO_IDCG))
@@ -478,10 +426,11 @@ def measure_summary(planned: PlannedMeasure, s: Scores, in_run: np.ndarray, quer
     the run's `unjudged` queries (scored 0, or 1 under `unjudged_queries="one"`). `weights`: query id -> weight, for
     a weighted mean. `facts`: what `zero_grade_sum` and `no_hits` read (`query_facts`)."""
     conv = planned.convention.convention
-    q = _query_values(s, in_run, queries, conv, planned.measure.kind, missing_scored=scored_by_trec_eval(planned))
+    family = planned.family
+    q = _query_values(s, in_run, queries, conv, family, missing_scored=family.scores_missing_queries(planned))
     values, in_mean = apply_query_rules(q.values, q.in_mean, q.counted, in_run, facts, conv, queries, len(unjudged))
     status, dcg, idcg = np.where(~in_run, 0, np.where(q.undefined, 1, 2)), s.dcg, s.idcg
-    if planned.measure.kind == "relevance":                 # no DCG behind the value
+    if not family.has_sums:                                 # no DCG behind the value
         dcg = idcg = np.full(len(s.dcg), np.nan)
     q = dataclasses.replace(q, values=values, in_mean=in_mean)
     if len(unjudged):
@@ -539,14 +488,6 @@ def _run_only_queries(run: MatchedRun, judgments: Judgments) -> np.ndarray:
     names = [query for query in run.run_queries.tolist() if query not in judgments.query_at]
     return np.asarray(sorted(names), dtype=object)
 
-# %% ../../nbs/44_scoring.ipynb #tn0a0004
-def _table_notes(planned: PlannedMeasure, values: np.ndarray) -> list[str]:
-    "The note for trec_eval's NDCG under a gain table whose values leave [0, 1] (see `table_note`), if any."
-    if not (planned.measure.gains and scored_by_trec_eval(planned)) or planned.measure.kind in ("dcg", "ideal_dcg"):
-        return []
-    note = table_note(planned.name, planned.measure.gains, values)
-    return [note] if note else []
-
 # %% ../../nbs/44_scoring.ipynb #468b9912
 def score_run(plan: Plan, judgments: Judgments, run, *, progress=None, no_common_query: str = "error",
               weights: dict | None = None) -> Evaluation:
@@ -568,15 +509,15 @@ def score_run(plan: Plan, judgments: Judgments, run, *, progress=None, no_common
     measures, summary, notes = [], [], []
     for planned in plan.measures:
         conv = planned.convention.convention
-        s = (_trec_score(rankings, planned) if scored_by_trec_eval(planned)
-             else scores[planned.scoring_key][planned.k])
+        s = (scores[planned.scoring_key][planned.k] if planned.family.scorer(planned) == "core"
+             else _own_score(rankings, planned))
         joined, batch, _, lines = rankings(conv)
         columns, row = measure_summary(planned, s, joined.in_run, judgments.queries, weights=weights,
                                        unjudged=run_only_scored(run_only, conv)[0],
                                        facts=query_facts(batch, joined.judged, planned.k, conv, rows=lines))
         measures.append(columns)
         summary.append(row)
-        notes += _table_notes(planned, columns["value"][columns["counted"]])
+        notes += planned.family.notes(planned, columns["value"][columns["counted"]], len(run_only))
         bar.step(planned.name)
     return Evaluation(lambda: _per_query_frame(measures, judgments.queries), lambda: pd.DataFrame(summary),
                       plan.convention.convention, run.tag, notes, means={row["measure"]: row["value"] for row in summary},

@@ -18,17 +18,15 @@ from ..policy_checks import check_finite_sums, check_normalized, check_output, c
 from ..policies import check_depth, cut_truncation, judged_normalization, linear_gain, retrieved_normalization
 from ..presets import AGGREGATIONS, SIGNED_ZERO_IDCG, SKIPPED_ZERO_IDCG, ZERO_IDCG_POLICIES
 from .batch import Batch, all_finite, as_batch
-from .segments import (by_row_blocks, code_counts, distinct, group_mean, length_buckets,
-                                      lengths_from_offsets, list_ids, offsets_from_lengths, padded_rows,
-                                      positions_in_lists, row_blocks, row_padding, row_runs, run_mean,
-                                      segment_sum, sorted_desc, take_columns, tie_runs, top_k_and_rest,
-                                      top_k_partition, top_k_stable, top_k_unstable, uniform_length)
+from .segments import (distinct, lengths_from_offsets, list_ids, offsets_from_lengths, positions_in_lists,
+                                      segment_sum, sorted_desc, tie_means, tie_runs, uniform_length, weighted_sums)
+from .fast_paths import MAX_GAIN_CODES, counted_sums, discounted_prefix, tie_means_at_cut, top_k_by_gain
 
 # %% auto #0
-__all__ = ['TIE_RULES', 'IDEAL_NEGATIVES', 'MAX_GAIN_CODES', 'SUMMARY_ROWS', 'numpy_argsort_order', 'Scores', 'ListPolicies',
-           'ListsToScore', 'policy_gains', 'discount_weights', 'score_lists', 'score_batch', 'ndcg_ratio',
-           'one_or_many', 'cg', 'dcg', 'idcg', 'ndcg', 'one_ranking_serves', 'score_depths', 'DatasetScore',
-           'summary_text', 'summary_html', 'unit_scaled', 'aggregate', 'check_list_weights', 'ndcg_dataset']
+__all__ = ['TIE_RULES', 'IDEAL_NEGATIVES', 'SUMMARY_ROWS', 'numpy_argsort_order', 'Scores', 'ListPolicies', 'ListsToScore',
+           'policy_gains', 'discount_weights', 'score_lists', 'score_batch', 'ndcg_ratio', 'one_or_many', 'cg', 'dcg',
+           'idcg', 'ndcg', 'one_ranking_serves', 'score_depths', 'DatasetScore', 'summary_text', 'summary_html',
+           'unit_scaled', 'aggregate', 'check_list_weights', 'ndcg_dataset']
 
 # %% ../../nbs/30_core.ipynb #783897c2
 TIE_RULES = ("average", "input", "worst", "best", "numpy_argsort")
@@ -185,61 +183,16 @@ def policy_gains(gain: BoundPolicy, *parts: np.ndarray, lists=None, max_grades=N
     gains = check_values(gain, gain(flat, context=context), flat.shape, "the grades", inputs=flat)
     return np.split(gains, np.cumsum([len(p) for p in parts])[:-1])
 
-# %% ../../nbs/30_core.ipynb #d56ca40e
-def _exact_sums(values: np.ndarray) -> bool:
-    "Whether sums of up to a row of `values` come out the same in any order: whole numbers, far from 2**53."
-    return bool(np.all(values == np.trunc(values))) and np.abs(values).max(initial=0) * values.shape[1] < 2.0 ** 53
-
-def _top_k_of_block(scores: np.ndarray, gains: np.ndarray, k: int, stable: bool) -> np.ndarray:
-    """The columns of each row's top `k` by score (ties by column if `stable`). Unstable, the fastest partition
-    serves unless the gains picked are fractions: their tie means then follow `top_k_unstable`'s order, as before."""
-    if stable:
-        return top_k_stable(scores, k)
-    columns = top_k_partition(scores, k)
-    return columns if _exact_sums(take_columns(gains, columns)) else top_k_unstable(scores, k)
-
-# %% ../../nbs/30_core.ipynb #4d1312af
-def _tie_means_of_block(scores: np.ndarray, gains: np.ndarray, k: int, stable: bool) -> tuple[np.ndarray, np.ndarray]:
-    """For a block of rows longer than `k`: the columns of the top `k` by score and their gains averaged over each
-    run of equal scores; the run at the cut is averaged over the whole row, documents past `k` included."""
-    n = len(scores)
-    columns = _top_k_of_block(scores, gains, k, stable)
-    ranked_scores = take_columns(scores, columns)
-    ranked_gains = take_columns(gains, columns).reshape(-1)
-    ranked = run_mean(ranked_gains, tie_runs(ranked_scores.reshape(-1), np.arange(n + 1) * k)).reshape(n, k)
-    last = ranked_scores[:, -1:]
-    in_last = scores == last
-    counts = in_last.sum(axis=1)
-    # a run of one keeps its gain, except -0.0, which the sum over the row has always turned into 0.0
-    rows = np.flatnonzero((counts > 1) | np.signbit(ranked[:, -1]))
-    if rows.size:
-        boundary_mean = np.where(in_last, gains, 0.0).sum(axis=1)[rows] / counts[rows]
-        ranked[rows] = np.where(ranked_scores[rows] == last[rows], boundary_mean[:, None], ranked[rows])
-    return columns, ranked
-
-# %% ../../nbs/30_core.ipynb #c26ffff3
-def _tie_averaged(batch: Batch, gains: np.ndarray, k, detail: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    "`_rank` under `ties='average'`: equal-length rows longer than `k` block by block, other lists whole."
-    width = uniform_length(batch.offsets)
-    if not width or k is None or k >= width:
-        index, offsets = sorted_desc((batch.scores,), batch.offsets, stable=detail)
-        return index, run_mean(gains[index], tie_runs(batch.scores[index], offsets)), offsets
-    n = len(batch)
-    scores, gains = batch.scores.reshape(n, width), gains.reshape(n, width)
-    columns, ranked = np.empty((n, k), dtype=np.int64), np.empty((n, k))
-    for rows in row_blocks(n, width):
-        columns[rows], ranked[rows] = _tie_means_of_block(scores[rows], gains[rows], k, detail)
-    index = (columns + batch.offsets[:-1, None]).reshape(-1)
-    return index, ranked.reshape(-1), np.arange(n + 1, dtype=np.int64) * k
-
 # %% ../../nbs/30_core.ipynb #c2703e51
 def _rank(batch: Batch, gains: np.ndarray, k, ties: str, tie_groups, detail: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    "Step 2: the index of each ranked document in the input (cut to `k` where safe), its gain, and the offsets."
+    """Step 2: the index of each ranked document in the input (cut to `k` where safe), its gain, and the offsets.
+    Under `ties="average"` each list is sorted whole and every document takes the mean gain of its tie (rows of
+    one length longer than `k` take the [fast path](fast_paths.html) to the same values)."""
     if tie_groups is not None:
         groups = np.asarray(tie_groups)
         if groups.shape != batch.grades.shape:
             raise InputError(f"tie_groups has shape {groups.shape} but the grades have shape {batch.grades.shape}")
-        return np.arange(len(batch.grades)), group_mean(gains, groups), batch.offsets
+        return np.arange(len(batch.grades)), tie_means(gains, groups), batch.offsets
     if batch.scores is None:
         return np.arange(len(batch.grades)), gains, batch.offsets
     if ties not in TIE_RULES:
@@ -249,10 +202,14 @@ def _rank(batch: Batch, gains: np.ndarray, k, ties: str, tie_groups, detail: boo
     if ties == "numpy_argsort":
         index, offsets = numpy_argsort_order(scores, batch.offsets, k)
         return index, gains[index], offsets
-    keys = (scores,) if ties in ("input", "average") else (scores, gains if ties == "best" else -gains)
     if ties == "average":
-        return _tie_averaged(batch, gains, k, detail)
-    index, offsets = sorted_desc(keys, batch.offsets, k)
+        at_cut = tie_means_at_cut(batch, gains, k, detail)
+        if at_cut is not None:
+            return at_cut
+        index, offsets = sorted_desc((scores,), batch.offsets, stable=detail)
+        return index, tie_means(gains[index], tie_runs(scores[index], offsets)), offsets
+    index, offsets = sorted_desc((scores,) if ties == "input" else (scores, gains if ties == "best" else -gains),
+                                 batch.offsets, k)
     return index, gains[index], offsets
 
 # %% ../../nbs/30_core.ipynb #11e5243d
@@ -322,11 +279,8 @@ def _truncation_context(truncation: BoundPolicy, known: dict | None, index: np.n
 # %% ../../nbs/30_core.ipynb #bff373d2
 def _by_gain(pool: Batch, pool_gains: np.ndarray, k, detail: bool) -> tuple[np.ndarray, np.ndarray]:
     "The pool's documents by decreasing gain, the first `k` of each list; equal gains in any order unless `detail`."
-    width = uniform_length(pool.offsets)
-    if detail or not width or k is None or k >= width:
-        return sorted_desc((pool_gains,), pool.offsets, k, stable=detail)
-    columns = by_row_blocks(top_k_partition, pool_gains.reshape(-1, width), k)
-    return (columns + pool.offsets[:-1, None]).reshape(-1), np.arange(len(pool) + 1, dtype=np.int64) * k
+    fast = None if detail else top_k_by_gain(pool_gains, pool.offsets, k)
+    return sorted_desc((pool_gains,), pool.offsets, k, stable=detail) if fast is None else fast
 
 def _ideal(pool: Batch, pool_gains: np.ndarray, truncation: BoundPolicy, k, detail: bool = True, known=None,
            keep_negatives: bool = False):
@@ -423,17 +377,7 @@ def _list_weights(discount: BoundPolicy, offsets: list, k=None) -> list[np.ndarr
 # %% ../../nbs/30_core.ipynb #74a59032
 def _discounted_sums(gains: np.ndarray, offsets: np.ndarray, weights: np.ndarray, per_document: bool = False) -> np.ndarray:
     "Step 6: the sum over each list of gain times the weight of its rank (or, `per_document`, of each document)."
-    with np.errstate(over="ignore", invalid="ignore"):   # a sum that overflows is named by the caller's check
-        return _weighted_segment_sums(gains, offsets, weights, per_document)
-
-def _weighted_segment_sums(gains, offsets, weights, per_document):
-    if per_document:
-        return segment_sum(gains * weights, offsets)
-    width = uniform_length(offsets)
-    if width is not None:
-        n = len(offsets) - 1
-        return (gains.reshape(n, width) * weights[:width]).sum(axis=1) if width else np.zeros(n)
-    return segment_sum(gains * weights[positions_in_lists(offsets)], offsets)
+    return weighted_sums(gains, offsets, weights, per_document)
 
 # %% ../../nbs/30_core.ipynb #532e77fa
 def _worst_dcg(pool: Batch, pool_gains: np.ndarray, k, dcg_of) -> np.ndarray:
@@ -656,131 +600,6 @@ def _warn_if_not_ideal(s: Scores, single: bool):
                       "NDCG exceeds 1: the pool should hold every judged document, those ranked included",
                       NdcgWarning, stacklevel=4)
 
-# %% ../../nbs/30_core.ipynb #3e011343
-MAX_GAIN_CODES = 32     # gains spanning at most this many whole numbers are counted per row
-
-def _gain_range(gains: np.ndarray, width: int) -> tuple[float, int] | None:
-    "The smallest gain and how many whole numbers the gains span, when they are few and every row sums exactly."
-    low, high = float(gains.min()), float(gains.max())
-    if low != np.trunc(low) or high - low >= MAX_GAIN_CODES or max(-low, high) * width >= 2.0 ** 53:
-        return None
-    return low, int(high - low) + 1
-
-def _whole_ints(values: np.ndarray) -> np.ndarray | None:
-    "`values` as integers if each is stored exactly as its integer is (no fraction, no -0.0); else None."
-    if values.dtype.kind in "iu":
-        return values.astype(np.int64, copy=False)
-    ints = values.astype(np.int64)
-    return ints if np.array_equal(ints.astype(float).view(np.int64), values.view(np.int64)) else None
-
-# %% ../../nbs/30_core.ipynb #a95a8a5d
-def _past_the_cut(scores: np.ndarray, gains: np.ndarray, rest: np.ndarray, rest_sorted: bool, last: np.ndarray,
-                  kept: tuple):
-    """The rows whose last score kept (`last`) recurs below the cut (`rest`: the other columns, as `top_k_and_rest`
-    gives them), and for each the sum of the gains and the number of the documents there with that score.
-    `kept`: the sum and the size of each row's last run above the cut."""
-    n, width = scores.shape
-    flat_scores, flat_gains, starts = scores.reshape(-1), gains.reshape(-1), np.arange(n) * width
-    rows = np.flatnonzero(flat_scores[rest[:, 0] + starts] == last)
-    if not rest_sorted:               # whole rows, less the part above the cut
-        tied = scores[rows] == last[rows, None]
-        return (rows, np.where(tied, gains[rows], 0.0).sum(axis=1) - kept[0][rows],
-                np.count_nonzero(tied, axis=1) - kept[1][rows])
-    extra, count, going = np.zeros(len(rows)), np.zeros(len(rows), dtype=np.int64), np.arange(len(rows))
-    for column in rest.T:                  # the rest in decreasing order: step down while the score still ties
-        cells = column[rows[going]] + starts[rows[going]]
-        tied = flat_scores[cells] == last[rows[going]]
-        going, cells = going[tied], cells[tied]
-        if not going.size:
-            break
-        extra[going] += flat_gains[cells]
-        count[going] += 1
-    return rows, extra, count
-
-def _tie_means_of_rows(scores: np.ndarray, gains: np.ndarray, k: int) -> np.ndarray:
-    """Each row's top `k` by score, largest first, each carrying the mean gain of the documents of its row with
-    its score: `_tie_means_of_block`'s values when the gains are whole numbers that add up exactly."""
-    n, width = scores.shape
-    top, rest, rest_sorted = top_k_and_rest(scores, k)
-    cells = top + (np.arange(n) * width)[:, None]
-    ranked_scores = scores.reshape(-1)[cells]
-    runs, sums, sizes = row_runs(ranked_scores, gains.reshape(-1)[cells])
-    if rest.shape[1]:
-        last_runs = runs[k - 1::k]
-        rows, extra, count = _past_the_cut(scores, gains, rest, rest_sorted, ranked_scores[:, -1],
-                                           (sums[last_runs], sizes[last_runs]))
-        sums[last_runs[rows]] += extra
-        sizes[last_runs[rows]] += count
-    return (sums / sizes)[runs].reshape(n, k)
-
-# %% ../../nbs/30_core.ipynb #95c456f8
-def _ideal_keys(counts: np.ndarray, low: float, depth: int) -> np.ndarray:
-    """Each row's ideal as one number: after each non-negative gain, highest first, how many of the first `depth`
-    ideal places are filled, read as the digits of a number in base `depth + 1` (`counts[:, c]`: gain `low + c`)."""
-    keys, filled = np.zeros(len(counts), dtype=np.int64), np.zeros(len(counts), dtype=np.int64)
-    for digit, code in enumerate(range(counts.shape[1] - 1, max(int(-low), 0) - 1, -1)):
-        filled += counts[:, code]
-        keys += np.minimum(filled, depth) * (depth + 1) ** digit
-    return keys
-
-def _distinct(keys: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
-    "The distinct values of `keys` (whole numbers below `space`), increasing, and the place of each key among them."
-    if space > 1 << 22:
-        return np.unique(keys, return_inverse=True)
-    present = np.zeros(space, dtype=bool)
-    present[keys] = True
-    found = np.flatnonzero(present)
-    place = np.empty(space, dtype=np.int64)
-    place[found] = np.arange(len(found))
-    return found, place[keys]
-
-# %% ../../nbs/30_core.ipynb #29efe6fc
-def _ideal_dcgs_of_keys(keys: np.ndarray, gains: np.ndarray, depth: int, weights: np.ndarray) -> np.ndarray:
-    """IDCG of each row from its `_ideal_keys` (`gains`: the non-negative gains, highest first): each distinct
-    ideal is built and summed once, as the general path sums it, and given to every row that has it."""
-    if not len(gains):
-        return np.zeros(len(keys))
-    found, place = _distinct(keys, (depth + 1) ** len(gains))
-    filled = found[:, None] // (depth + 1) ** np.arange(len(gains)) % (depth + 1)
-    ideal = np.repeat(np.tile(gains, len(found)), np.diff(filled, axis=1, prepend=0).reshape(-1))
-    return _discounted_sums(ideal, offsets_from_lengths(filled[:, -1]), weights)[place]
-
-# %% ../../nbs/30_core.ipynb #97320277
-def _ranked_block(gains: np.ndarray, scores: np.ndarray | None, k, ties: str) -> tuple[np.ndarray, np.ndarray]:
-    """A block of rows of one length ranked by `ties` and cut at `k`: the gain at each place (under `"average"`, its
-    tie's mean) and the offsets of the rows; without scores, the rows as given."""
-    n, width = gains.shape
-    depth = width if k is None else min(k, width)
-    if scores is None or ties == "average":
-        ranked = gains[:, :depth] if scores is None else _tie_means_of_rows(scores, gains, depth)
-        return ranked.reshape(-1), np.arange(n + 1) * depth
-    signed = gains if gains.dtype in (np.float64, np.int64) else gains.astype(float)   # "worst" negates them
-    block = Batch(signed.reshape(-1), np.arange(n + 1) * width, scores=scores.reshape(-1))
-    return _rank(block, block.given, k, ties, None, detail=False)[1:]
-
-# %% ../../nbs/30_core.ipynb #8c4330eb
-def _equal_rows_sums(batch: Batch, gains: np.ndarray, k, ties: str, discount: BoundPolicy):
-    """DCG and IDCG of rows of one length under the cut truncation and the judged normalization, the ideal
-    counted instead of sorted; None where that does not serve (gains not whole numbers of a small range)."""
-    n, width = len(batch), uniform_length(batch.offsets)
-    found = _gain_range(gains, width)
-    depth = width if k is None else min(k, width)
-    if found is None or (depth + 1) ** (found[1] - max(int(-found[0]), 0)) >= 2 ** 62:
-        return None
-    low, n_codes = found
-    weights = discount_weights(discount, depth, k)
-    matrix, scores = gains.reshape(n, width), None if batch.scores is None else batch.scores.reshape(n, width)
-    dcg, keys = np.empty(n), np.empty(n, dtype=np.int64)
-    for rows in row_blocks(n, width):
-        ints = _whole_ints(matrix[rows])
-        if ints is None:
-            return None
-        keys[rows] = _ideal_keys(code_counts(ints, n_codes, int(low)), low, depth)
-        dcg[rows] = _discounted_sums(*_ranked_block(matrix[rows], None if scores is None else scores[rows], k, ties),
-                                     weights)
-    nonnegative = low + np.arange(n_codes - 1, max(int(-low), 0) - 1, -1.0)
-    return dcg, _ideal_dcgs_of_keys(keys, nonnegative, depth, weights)
-
 # %% ../../nbs/30_core.ipynb #6a439b3a
 def _counting_serves(p: ListPolicies) -> bool:
     "Whether the policies are those of the equal-length path: the cut truncation, the judged normalization, no context."
@@ -788,32 +607,10 @@ def _counting_serves(p: ListPolicies) -> bool:
             and p.normalization.policy.function is judged_normalization and not p.normalization.params
             and not p.gain.context and not p.discount.context)
 
-# %% ../../nbs/30_core.ipynb #bq0a0002
-def _bucket_sums(batch: Batch, gains: np.ndarray, rows: np.ndarray, k, ties: str, discount: BoundPolicy):
-    "`_equal_rows_sums` of the lists `rows`, padded to the longest of them (gains with 0, scores with -inf)."
-    padding = row_padding(batch.offsets, rows)               # the same cells for gains and scores
-    padded = padded_rows(gains, batch.offsets, rows, 0 if gains.dtype.kind in "iu" else 0.0, padding).reshape(-1)
-    scores = None if batch.scores is None else padded_rows(batch.scores, batch.offsets, rows, padding=padding).reshape(-1)
-    part = Batch(padded, np.arange(len(rows) + 1) * padding.shape[1], scores=scores)   # integer gains stay integers
-    return _equal_rows_sums(part, padded, k, ties, discount)
-
-def _bucketed_rows_sums(batch: Batch, gains: np.ndarray, k, ties: str, discount: BoundPolicy):
-    """`_equal_rows_sums` of lists of many lengths, one length bucket at a time (a bucket's matrices are freed before
-    the next bucket's are made)."""
-    lengths, dcg, idcg, gains = batch.lengths, np.zeros(len(batch)), np.zeros(len(batch)), np.asarray(gains)
-    buckets = length_buckets(lengths)
-    for bucket in distinct(buckets[lengths > 0]):
-        rows = np.flatnonzero((buckets == bucket) & (lengths > 0))
-        sums = _bucket_sums(batch, gains, rows, k, ties, discount)
-        if sums is None:
-            return None
-        dcg[rows], idcg[rows] = sums
-    return dcg, idcg
-
 # %% ../../nbs/30_core.ipynb #e9df54fa
-def _equal_rows_scores(batch: Batch, k, p: ListPolicies) -> Scores | None:
-    """The scores of `score_batch` by the equal-length path, for lists scored against their own grades (lists of
-    many lengths a length bucket at a time); None where that path does not serve."""
+def _counted_scores(batch: Batch, k, p: ListPolicies) -> Scores | None:
+    """The scores of `score_batch` by the counted path, for lists scored against their own grades (lists of many
+    lengths a length bucket at a time); None where that path does not serve."""
     check_depth(k)
     ragged = not uniform_length(batch.offsets)
     if not (p.ideal_negatives == "drop" and (batch.scores is None or p.ties in TIE_RULES) and _counting_serves(p)):
@@ -824,7 +621,9 @@ def _equal_rows_scores(batch: Batch, k, p: ListPolicies) -> Scores | None:
         gains = batch.given                          # integer labels are their own gains: no float copy
     else:
         gains, _ = _input_gains(p.gain, batch, None, None)
-    sums = (_bucketed_rows_sums if ragged else _equal_rows_sums)(batch, gains, k, p.ties, p.discount)
+    longest = int(batch.lengths.max(initial=0))
+    weights = discount_weights(p.discount, longest if k is None else min(k, longest), k)
+    sums = counted_sums(batch, gains, k, p.ties, weights, lambda block: _rank(block, block.given, k, p.ties, None, False)[1:])
     if sums is None:
         return None
     dcg, idcg = sums
@@ -845,8 +644,8 @@ def _read_lists(grades, ideal, lengths, mask, scores, group_sizes, qid=None) -> 
     return batch, pool
 
 def _scores(batch: Batch, pool: Batch | None, k, p: ListPolicies) -> Scores:
-    "The scores of `batch` against its own grades or `pool`: the equal-length path where it serves, else `score_lists`."
-    sums = None if pool is not None else _equal_rows_scores(batch, k, p)
+    "The scores of `batch` against its own grades or `pool`: the counted path where it serves, else `score_lists`."
+    sums = None if pool is not None else _counted_scores(batch, k, p)
     if sums is not None:
         return sums
     scores = score_lists(ListsToScore.of(batch, pool), k, p, detail=False)
@@ -903,21 +702,6 @@ def one_ranking_serves(p: ListPolicies, own_pool: bool) -> bool:
     return (p.truncation.policy.function is cut_truncation and not p.truncation.params and usual
             and not p.gain.context and not p.discount.context and not p.normalization.params)
 
-# %% ../../nbs/30_core.ipynb #e5f4fa0f
-def _discounted_prefix(gains: np.ndarray, offsets: np.ndarray, weights: np.ndarray, k: int,
-                       positions: np.ndarray | None = None) -> np.ndarray:
-    """The sum of each list's first `k` gains, each times the weight of its rank: what `prefix_sums` gives of the
-    discounted gains, with only the first `k` of each list discounted (`positions`: `positions_in_lists(offsets)`,
-    where the caller has it)."""
-    width = uniform_length(offsets)
-    if width:                                         # rows of a matrix: its first k columns
-        with np.errstate(over="ignore"):
-            return (gains.reshape(-1, width)[:, :k] * weights[:min(k, width)]).sum(axis=1)
-    positions = positions_in_lists(offsets) if positions is None else positions
-    within = positions < k
-    cut_offsets = offsets_from_lengths(np.minimum(lengths_from_offsets(offsets), k))
-    return segment_sum(gains[within] * weights[positions[within]], cut_offsets)
-
 # %% ../../nbs/30_core.ipynb #39c46143
 def _depths_from_one_ranking(full: Scores, depths, cut=None) -> dict:
     """`{k: Scores}` read from the sums of the whole lists (`k=None`), or of the lists cut at `cut`, for the usual
@@ -931,8 +715,8 @@ def _depths_from_one_ranking(full: Scores, depths, cut=None) -> dict:
     for k in depths:                                    # ranks made once for every depth (not for lists of one length)
         if k is None or k == cut:
             continue
-        idcg = _discounted_prefix(full.ideal_gains, full.ideal_offsets, full.weights, k, ranks[1])
-        out[k] = Scores(_discounted_prefix(full.gains, full.offsets, full.weights, k, ranks[0]), idcg, zeros, idcg)
+        idcg = discounted_prefix(full.ideal_gains, full.ideal_offsets, full.weights, k, ranks[1])
+        out[k] = Scores(discounted_prefix(full.gains, full.offsets, full.weights, k, ranks[0]), idcg, zeros, idcg)
     return out
 
 # %% ../../nbs/30_core.ipynb #sd0a0001

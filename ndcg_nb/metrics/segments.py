@@ -11,12 +11,12 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 # %% auto #0
-__all__ = ['ROW_BLOCK', 'SORTED_WHOLE', 'offsets_from_lengths', 'lengths_from_offsets', 'uniform_length', 'distinct', 'list_ids',
-           'ranks_from_lengths', 'positions_in_lists', 'segment_sum', 'prefix_sums', 'take_columns', 'top_k_stable',
-           'top_k_unstable', 'top_k_partition', 'row_blocks', 'by_row_blocks', 'column_bits', 'score_keys',
-           'rows_to_sort_again', 'top_columns_by_keys', 'top_k_stable_short', 'top_k_and_rest', 'length_buckets',
-           'list_places', 'row_padding', 'padded_rows', 'sorted_desc', 'tie_runs', 'run_mean', 'row_runs', 'group_mean',
-           'code_counts']
+__all__ = ['ROW_BLOCK', 'SORTED_WHOLE', 'run_mean', 'group_mean', 'offsets_from_lengths', 'lengths_from_offsets',
+           'uniform_length', 'distinct', 'list_ids', 'ranks_from_lengths', 'positions_in_lists', 'segment_sum',
+           'prefix_sums', 'weighted_sums', 'take_columns', 'top_k_stable', 'top_k_unstable', 'top_k_partition',
+           'row_blocks', 'by_row_blocks', 'column_bits', 'score_keys', 'rows_to_sort_again', 'top_columns_by_keys',
+           'top_k_stable_short', 'top_k_and_rest', 'length_buckets', 'list_places', 'row_padding', 'padded_rows',
+           'sorted_desc', 'tie_runs', 'tie_means', 'row_runs', 'code_counts']
 
 # %% ../../nbs/10_segments.ipynb #8e1d3ddd
 def offsets_from_lengths(lengths) -> np.ndarray:
@@ -99,6 +99,19 @@ def prefix_sums(values: np.ndarray, offsets: np.ndarray, k: int, positions: np.n
         return segment_sum(values, offsets)
     within = (positions_in_lists(offsets) if positions is None else positions) < k
     return segment_sum(values[within], offsets_from_lengths(np.minimum(lengths, k)))
+
+# %% ../../nbs/10_segments.ipynb #ws0a0001
+def weighted_sums(values: np.ndarray, offsets: np.ndarray, weights: np.ndarray, per_element: bool = False) -> np.ndarray:
+    """The sum over each list of each value times the weight of its position (`weights[0]` for the first of every
+    list), or, `per_element`, times its own weight; a sum that overflows is inf, without a warning (callers name it)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        if per_element:
+            return segment_sum(values * weights, offsets)
+        width = uniform_length(offsets)
+        if width is not None:
+            n = len(offsets) - 1
+            return (values.reshape(n, width) * weights[:width]).sum(axis=1) if width else np.zeros(n)
+        return segment_sum(values * weights[positions_in_lists(offsets)], offsets)
 
 # %% ../../nbs/10_segments.ipynb #74c35c60
 def take_columns(matrix: np.ndarray, columns: np.ndarray) -> np.ndarray:
@@ -350,32 +363,25 @@ def tie_runs(sorted_scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return np.cumsum(new) - 1
 
 # %% ../../nbs/10_segments.ipynb #4400e012
-def run_mean(values: np.ndarray, runs: np.ndarray) -> np.ndarray:
-    "Each value replaced by the mean of its run (`runs`: non-decreasing ids, one run of neighbours per id)."
-    if len(values) == 0:
-        return values
-    starts = np.flatnonzero(np.r_[True, runs[1:] != runs[:-1]])
-    counts = np.diff(np.r_[starts, len(values)])
-    return np.repeat(np.add.reduceat(values, starts) / counts, counts)
+def tie_means(gains: np.ndarray, ties: np.ndarray, past: tuple | None = None) -> np.ndarray:
+    """Each of `gains` replaced by the mean gain of its tie: ndcg_nb's one tie averaging. `ties` numbers the ties
+    (ids from 0; equal ids tie, neighbours or not), and the gains of a tie are added one after another in the order
+    given. `past`: `(ties, gains)` of tied documents left out of `gains` (those past a cut), added after the others."""
+    ids, values = (ties, gains) if past is None else (np.concatenate([ties, past[0]]), np.concatenate([gains, past[1]]))
+    sums = np.bincount(ids, weights=values)
+    return (sums / np.maximum(np.bincount(ids), 1))[ties]
+
+run_mean = group_mean = tie_means      # runs of neighbours and groups of any members alike
 
 # %% ../../nbs/10_segments.ipynb #177043ec
-def row_runs(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Runs of equal `keys` in the rows of a matrix (each row sorted): the run of each element, numbered through
-    the rows, and each run's sum of `values` (added in row order) and size."""
+def row_runs(keys: np.ndarray) -> np.ndarray:
+    "The run of equal `keys` of each element of a matrix whose rows are sorted, numbered through the rows."
     if not keys.size:
-        return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64)
+        return np.zeros(0, dtype=np.int64)
     new = np.empty(keys.shape, dtype=bool)
     new[:, 0] = True
     np.not_equal(keys[:, 1:], keys[:, :-1], out=new[:, 1:])
-    runs = np.cumsum(new.reshape(-1)) - 1
-    return runs, np.bincount(runs, weights=values.reshape(-1)), np.bincount(runs)
-
-# %% ../../nbs/10_segments.ipynb #9c17e983
-def group_mean(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
-    "Each value replaced by the mean of its group (`groups`: ids from 0, equal ids form a group)."
-    sums = np.bincount(groups, weights=values)
-    counts = np.bincount(groups)
-    return (sums / np.maximum(counts, 1))[groups]
+    return np.cumsum(new.reshape(-1)) - 1
 
 # %% ../../nbs/10_segments.ipynb #4a965b31
 @functools.lru_cache(maxsize=4)

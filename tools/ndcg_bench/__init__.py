@@ -8,12 +8,13 @@ Usage:
   python tools/benchmark.py --workloads files,arrays            # a subset
   python tools/benchmark.py --prepare                           # only generate the data (cached)
   python tools/benchmark.py --workloads distributed --json nbs/benchmark_distributed.json   # Dask, bounded memory
+  python tools/benchmark.py --workloads held --json nbs/benchmark_held.json   # held evaluator, one query (a minute)
 
 Workloads:
   startup  fresh-process wall time (median of 7; --quick 5) and peak RSS of `python -c pass` (the
            interpreter alone), `python -c "import ndcg_nb"`, `ndcg-nb --version`, `ndcg-nb --help` (the
            console script settings.ini declares, ndcg_nb.__main__:run) and `python -c "import pytrec_eval"`.
-           Targets (issue 20): `import ndcg_nb` < 0.35 s, `--version` and `--help` < 0.2 s.
+           Targets: `import ndcg_nb` < 0.35 s, `--version` and `--help` < 0.2 s.
   trec     a TREC-sized run, 250 queries x 1,000 documents (250,000 run lines, 163,377 qrels lines:
            data.py's generator judges ~65% of the retrieved documents plus ~4 more per query),
            in whole processes (median wall of 5; --quick 3; peak RSS): the command line
@@ -36,6 +37,12 @@ Workloads:
            ndcg on 1-D arrays with group_sizes= (LightGBM style).
   scaling  files to numbers for 10^3 ... 10^6 queries of 10 documents: time per query.
   dicts    ndcg_nb.evaluate from {query: {doc: score}} dicts vs pytrec_eval and ranx.
+  held     100 runs of 200 queries x 50 documents whose scores take 5 values (most documents tie, so
+           trec_eval's tie rule, document id descending, orders them), `ndcg` and `ndcg_cut.10`, scored
+           by a held ndcg_nb.Evaluator vs pytrec_eval's held RelevanceEvaluator, each made once before
+           the timing (median of 5 calls after the first; 3 children in a full run); and a one-query
+           ndcg_nb.evaluate (dicts, 50 documents) vs a fresh pytrec_eval evaluator built and run in each
+           call (median of 999 calls after the first). Values compared per query and per run's mean.
   training one call of an NDCG@10 eval metric per boosting round, 10,000 groups of 50 documents:
            ndcg_nb.integrations.training.lightgbm_ndcg(10) (as LightGBM's feval calls it) vs LightGBM's own ndcg@10
            (Booster.eval_train on the same scores); "first" includes preparing the groups once.
@@ -91,13 +98,9 @@ Method:
     compared on the queries without tied scores. A timing whose values differ is reported as
     INVALID and its target as not met.
   * Targets print one line each: the headline status, the warm status (MET, MISSED, INVALID, NOT
-    MEASURED, or n/a), the target, and both figures. They are issue 21's (2M- and 10M-line files and
-    10^6 queries: >= 2.5x faster than pytrec_eval, peak memory <= pytrec_eval's; time per query within
-    1.5x from 10^3 to 10^6 queries; dicts at least as fast as pytrec_eval; the training metric no
-    slower than LightGBM's own ndcg@10; `ndcg(labels, 10, scores=...)` within 3x of one argpartition
-    pass; the TREC-sized run's `ndcg-nb eval` <= 1.5x pytrec_eval's process, < 0.5 s, < 150 MB),
-    issue 20's start-up times, and the earlier ones they do not replace (ndcg_cut's nine depths, the
-    skewed run, scikit-learn, ties). Nothing here is asserted in the unit tests;
+    MEASURED, or n/a), the target, and both figures. Each workload declares its own (`targets` in
+    workloads.py, processes.py): ratios to pytrec_eval, scikit-learn, LightGBM or one argpartition
+    pass, peak memory against pytrec_eval's, time per query across sizes, start-up times. Nothing here is asserted in the unit tests;
     tests/test_benchmark.py only runs --only-check so this script cannot rot.
 
 Code (tools/ndcg_bench/, one job per module; tools/benchmark.py only calls cli.main):

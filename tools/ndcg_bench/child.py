@@ -3,8 +3,8 @@ and prints one line, MARK followed by a JSON answer. A job is {"job": name, ...}
 
   generate     {"plan": {key: (kind, kwargs)}}: generate (or find) the data -> {key: description}
   measure      {"kind", "args", "repeats", "values"}: import the tool (timed: `import_s`), load its inputs
-               (timed: `load_s`), call it `repeats` times -> times, first/best/warm, process (= import_s +
-               first), base and peak RSS (after the first call, and after all calls); values saved to the
+               (timed: `load_s`), call it `repeats` times -> times, first/best/warm, median (of the calls
+               after the first), process (= import_s + first), base and peak RSS (after the first call, and after all calls); values saved to the
                .npz `values`
   import       import ndcg_nb and nothing else -> {"peak_mb", "file": where ndcg_nb was imported from}
   distributed  evaluate TREC files in memory or on Dask (distributed.py) -> times, peaks, values
@@ -18,6 +18,7 @@ heavy at module level; numpy only once a setup needs it), so that `import_s` is 
 costs in a user's fresh process, and a tool that does not use numpy does not carry it into its peak.
 """
 import json
+import statistics
 import sys
 import time
 
@@ -87,7 +88,8 @@ def measure(job: dict) -> dict:
         if i == 0:
             peak_kb = peak_rss_kb()
     report = {"times": times, "first": times[0], "best": min(times),
-              "warm": min(times[1:]) if len(times) > 1 else None, "import_s": import_s, "load_s": load_s,
+              "warm": min(times[1:]) if len(times) > 1 else None,
+              "median": statistics.median(times[1:] or times), "import_s": import_s, "load_s": load_s,
               "process": import_s + times[0], "setup_s": import_s + load_s,
               "base_mb": base_kb / 1024, "peak_mb": peak_kb / 1024, "peak_all_mb": peak_rss_kb() / 1024}
     if values is not None and job.get("values"):

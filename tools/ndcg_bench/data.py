@@ -141,7 +141,7 @@ def make_trec(base: Path, n_queries: int, depth: int, big_depth: int = 0, seed: 
     Like a real run: written by query, then by descending score; about 30% of queries have tied
     scores (tied documents in no particular order); scores have 4 decimals. The qrels judge about
     65% of the retrieved documents (grades 0-3) and add a few relevant documents the run missed;
-    they are written by query, then document id. `short` (issue 29's shape): short document ids
+    they are written by query, then document id. `short`: short document ids
     (`d` and 11 digits, none shared between queries) and scores of two decimals below 5, so that about
     20% of the scores tie.
     """

@@ -131,24 +131,21 @@ def setup_dicts(tool, qrels, run, **_):
     raise ValueError(tool)
 
 
-# --- a held evaluator: one query from a fresh evaluator, or many runs against one held ------------------
+# --- a held evaluator: 100 tied runs against one evaluator, and one query from a fresh evaluator ---------
 
-HELD_MEASURES = ["ndcg_cut.10"]
+HELD_MEASURES = ["ndcg", "ndcg_cut.10"]
+TIED_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)   # few distinct values, each exact in float32 (trec_eval's scores)
 
 
-def _shuffled_runs(run_dict: dict, n_runs: int) -> list:
-    """`n_runs` runs of the same documents: in run i each query's scores are dealt to its documents in another order
-    (Python's `random.Random(i)`, so both tools get the very same dicts; distinct scores stay distinct)."""
+def _tied_runs(run_dict: dict, n_runs: int) -> list:
+    """`n_runs` runs of the same documents, each document scored one of `TIED_SCORES` at random, so that most of a
+    query's documents tie and the tie rule (trec_eval's: document id, descending) orders them; run i is drawn by
+    Python's `random.Random(i)`, so both tools get the very same dicts."""
     import random
     runs = []
     for i in range(n_runs):
         deal = random.Random(i)
-        run = {}
-        for query, docs in run_dict.items():
-            scores = list(docs.values())
-            deal.shuffle(scores)
-            run[query] = dict(zip(docs, scores))
-        runs.append(run)
+        runs.append({query: {doc: deal.choice(TIED_SCORES) for doc in docs} for query, docs in run_dict.items()})
     return runs
 
 
@@ -158,21 +155,24 @@ def _first_query(qrels_dict: dict, run_dict: dict) -> tuple:
     return {query: qrels_dict[query]}, {query: run_dict[query]}
 
 
+def _run_means(per_run: list) -> dict:
+    "{'means_<measure>': each run's mean}, from each run's {measure: mean}."
+    import numpy as np
+    return {f"means_{OUR_NAMES[m]}": np.array([means[OUR_NAMES[m]] for means in per_run]) for m in HELD_MEASURES}
+
+
 def _held_ndcg_nb(qrels_dict, run_dict, mode, n_runs):
     from ndcg_nb import Evaluator, evaluate
     if mode == "one_query":
         one_qrels, one_run = _first_query(qrels_dict, run_dict)
         return (lambda: evaluate(one_qrels, one_run, HELD_MEASURES, preset="trec_eval", progress=False)), ndcg_nb_values
-    runs = _shuffled_runs(run_dict, n_runs)
-
-    def call():
-        held = Evaluator(qrels_dict, HELD_MEASURES, preset="trec_eval")
-        return [held.evaluate(run, progress=False) for run in runs]
+    runs = _tied_runs(run_dict, n_runs)
+    held = Evaluator(qrels_dict, HELD_MEASURES, preset="trec_eval")     # made once, outside the timing
 
     def values(results):
-        import numpy as np
-        return {**ndcg_nb_values(results[-1]), "means": np.array([r.value(HELD_MEASURES[0]) for r in results])}
-    return call, values
+        return {**ndcg_nb_values(results[-1]),
+                **_run_means([{OUR_NAMES[m]: r.value(m) for m in HELD_MEASURES} for r in results])}
+    return (lambda: [held.evaluate(run, progress=False) for run in runs]), values
 
 
 def _held_pytrec_eval(qrels_dict, run_dict, mode, n_runs):
@@ -181,25 +181,21 @@ def _held_pytrec_eval(qrels_dict, run_dict, mode, n_runs):
     if mode == "one_query":
         one_qrels, one_run = _first_query(qrels_dict, run_dict)
         return (lambda: pytrec_eval.RelevanceEvaluator(one_qrels, set(HELD_MEASURES)).evaluate(one_run)), per_query
-    runs = _shuffled_runs(run_dict, n_runs)
-
-    def call():
-        held = pytrec_eval.RelevanceEvaluator(qrels_dict, set(HELD_MEASURES))
-        return [held.evaluate(run) for run in runs]
+    runs = _tied_runs(run_dict, n_runs)
+    held = pytrec_eval.RelevanceEvaluator(qrels_dict, set(HELD_MEASURES))     # made once, outside the timing
 
     def values(results):
-        import numpy as np
-        name = OUR_NAMES[HELD_MEASURES[0]]
-        means = [sum(row[name] for row in result.values()) / len(result) for result in results]
-        return {**per_query(results[-1]), "means": np.array(means)}
-    return call, values
+        names = [OUR_NAMES[m] for m in HELD_MEASURES]
+        means = [{n: sum(row[n] for row in result.values()) / len(result) for n in names} for result in results]
+        return {**per_query(results[-1]), **_run_means(means)}
+    return (lambda: [held.evaluate(run) for run in runs]), values
 
 
 def setup_held(tool, qrels, run, mode="runs", n_runs=100, **_):
-    """`mode="one_query"`: `evaluate` on the run's first judged query vs a fresh pytrec_eval evaluator, built and run
-    in each call. `mode="runs"`: one evaluator made in the call and held for `n_runs` runs (the run's scores dealt
-    anew for each), ndcg_nb's `Evaluator` vs pytrec_eval's `RelevanceEvaluator`. Dicts from pytrec_eval's parsers,
-    built outside the timing; values: the (last) run per query, and each run's mean."""
+    """`mode="runs"`: `n_runs` runs of tied scores (`_tied_runs`) scored by one evaluator made before the timing,
+    ndcg_nb's `Evaluator` vs pytrec_eval's `RelevanceEvaluator`. `mode="one_query"`: `evaluate` on the run's first
+    judged query vs a fresh pytrec_eval evaluator, built and run in each call. Dicts from pytrec_eval's parsers,
+    made outside the timing; values: the (last) run per query, and each run's means."""
     import pytrec_eval
     with open(qrels) as f:
         qrels_dict = {q: dict(d) for q, d in pytrec_eval.parse_qrel(f).items()}

@@ -348,7 +348,7 @@ def trec_targets(session, targets):
     get = lambda row, key: row.get(key) if row else None
     ratio = lambda a, b: a / b if a is not None and b else None
     targets.add(f"{name}: `ndcg-nb eval` process wall no slower than pytrec_eval's process", 1, "<=",
-                "ndcg-nb eval median wall / pytrec_eval's process median wall (issue 29); warm: ndcg_nb.evaluate's best "
+                "ndcg-nb eval median wall / pytrec_eval's process median wall; warm: ndcg_nb.evaluate's best "
                 "call / pytrec_eval's best call, each in one process",
                 head=(ratio(get(cli, "process"), get(peer, "process")), [cli, peer]),
                 warm=(ratio(warm_of(ours), warm_of(peer_child)), [ours, peer_child]), basis="process wall")

@@ -16,8 +16,8 @@ FRESH_CHILDREN = {"only-check": 1, "quick": 1, "full": 3}   # children per measu
 
 
 def with_fresh_medians(result: dict, others: list[dict]) -> dict:
-    """`result` (the child that kept the values) with the medians of all children's first call and process
-    (import + first call), the best call of all, the largest peaks, and each child's first call in `first_runs`."""
+    """`result` (the child that kept the values) with the medians of all children's first call, process
+    (import + first call) and warm median call (each child's in `median_runs`), the best call of all, the largest peaks, and each child's first call in `first_runs`."""
     runs = [result] + [r for r in others if "first" in r]
     if len(runs) < len(others) + 1:
         return {**result, "error": next(r.get("error", "a child failed") for r in others if "first" not in r)}
@@ -26,6 +26,8 @@ def with_fresh_medians(result: dict, others: list[dict]) -> dict:
     merged["process_runs"] = [r["process"] for r in runs]
     merged["first"], merged["process"] = statistics.median(merged["first_runs"]), statistics.median(merged["process_runs"])
     merged["import_s"] = statistics.median(r["import_s"] for r in runs)
+    merged["median_runs"] = [r["median"] for r in runs]
+    merged["median"] = statistics.median(merged["median_runs"])
     merged["best"] = min(r["best"] for r in runs)
     warm = [r["warm"] for r in runs if r.get("warm") is not None]
     merged["warm"] = min(warm) if warm else None
