@@ -17,7 +17,7 @@ _RUNS = {"evaluation": ["evaluate"], "engine.evaluator": ["Evaluator"], "presets
          "analysis.value_bounds": ["bounds"], "analysis.report_page": ["report"]}
 
 # %% ../nbs/99_package.ipynb #d4f4781e
-_PLUGINS = {"hookspecs": ["hookimpl"], "plugins": ["list_plugins", "register_plugin", "unregister_plugin"],
+_PLUGINS = {"hookspecs": ["hookimpl"], "families.base": ["MeasureFamily", "Parameter"], "plugins": ["list_plugins", "register_plugin", "unregister_plugin"],
             "errors": ["PluginError", "PolicyConflictError", "UnknownPolicyError"],
             "integrations.training": ["catboost_ndcg", "ndcg_score", "ndcg_scorer", "lightgbm_ndcg", "xgboost_ndcg"]}
 

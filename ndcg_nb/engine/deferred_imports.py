@@ -9,7 +9,7 @@ import importlib
 import sys
 
 # %% auto #0
-__all__ = ['pandas', 'pyarrow', 'pyarrow_compute', 'pyarrow_csv', 'DeferredModule', 'is_frame', 'is_arrow']
+__all__ = ['pandas', 'pyarrow', 'pyarrow_compute', 'pyarrow_csv', 'pyarrow_parquet', 'DeferredModule', 'is_frame', 'is_arrow']
 
 # %% ../../nbs/48_deferred_imports.ipynb #83176eb9
 class DeferredModule:
@@ -40,6 +40,7 @@ def is_frame(value) -> bool:
 pyarrow = DeferredModule("pyarrow")
 pyarrow_compute = DeferredModule("pyarrow.compute")
 pyarrow_csv = DeferredModule("pyarrow.csv")
+pyarrow_parquet = DeferredModule("pyarrow.parquet")
 
 # %% ../../nbs/48_deferred_imports.ipynb #b28d37bd
 def is_arrow(value) -> bool:

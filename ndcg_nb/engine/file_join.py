@@ -12,8 +12,12 @@ import numpy as np
 from .deferred_imports import pyarrow as pa, pyarrow_compute as pc   # imported when first used
 
 from .arrow_numpy import as_arrow, as_numpy
-from .judgments import Judgments, MatchedRun
-from .runs import give_back_freed_memory, is_regular_file, memory_pool, split_file
+from .judgments import Judgments
+from .matching import MatchedRun
+from .inputs import TREC_FILE, input_kind
+from .tidy import memory_pool
+from .trec_bytes import is_regular_file
+from .read_trec import give_back_freed_memory, split_file
 
 # %% auto #0
 __all__ = ['SPLIT_SORT_FROM', 'finite_values', 'query_codes', 'sorted_pairs', 'judging_lines', 'run_places', 'query_halves',
@@ -170,8 +174,8 @@ def _values(qrels: pa.Table, run: pa.Table) -> tuple[np.ndarray, np.ndarray] | N
 
 def match_files(qrels_path, run_path) -> tuple[Judgments, MatchedRun] | None:
     "The judgments of a qrels file and its run file matched to them, joined by one sort; None where the general path must read them."
-    if not (is_regular_file(qrels_path) and is_regular_file(run_path)):   # a pipe, read once: by the general path
-        return None
+    if not all(input_kind(path) == TREC_FILE and is_regular_file(path) for path in (qrels_path, run_path)):
+        return None                       # Parquet, or a pipe (read once): by the general path
     (qrels, _, _), (run, _, tag) = split_file(qrels_path, "qrels"), split_file(run_path, "run")
     values = _values(qrels, run)
     if values is None:

@@ -22,7 +22,7 @@ from ..plugins import plugin_manager, plugin_state
 __all__ = ['SUPPORTS', 'SCORERS', 'Measure', 'Parameter', 'RankedQueries', 'read_depth', 'family_depths', 'MeasureFamily',
            'checked_values', 'register_builtin', 'installed_families', 'measure_family']
 
-# %% ../../nbs/35_measure_families.ipynb #9e4ca498
+# %% ../../nbs/35_measure_families.ipynb #10368ab3
 @dataclass(frozen=True)
 class Measure:
     "One measure a name stands for: its result name, depth, gain table, fields set by the name, family and dialect."
@@ -33,6 +33,11 @@ class Measure:
     family: str = "ndcg"    # the name of its `MeasureFamily`
     preset: str = "trec_eval"   # the preset of its name's dialect: its convention when no preset is named
     computed_as: str = ""   # a measure ir_measures computes, as ir_measures writes it, e.g. "AP@100"
+    params: tuple = ()      # ((name, value), ...): the values of its family's declared parameters that the name sets
+
+    def param(self, name: str, default=None):
+        "The value of the parameter `name` the measure's name sets, else `default`."
+        return dict(self.params).get(name, default)
 
 # %% ../../nbs/35_measure_families.ipynb #93ba6a36
 @dataclass(frozen=True)
@@ -103,7 +108,7 @@ def family_depths(text: str, name: str, families) -> tuple[str, list] | None:
         raise UsageError(f"measure {name!r}: an empty depth; write {family}@K or {family}.K1,K2,...")
     return family, sorted({read_depth(part, name) for part in parts})
 
-# %% ../../nbs/35_measure_families.ipynb #7d3ea01a
+# %% ../../nbs/35_measure_families.ipynb #1a8241a0
 class MeasureFamily:
     "A family of measures: its names, parameters, dialect, what it supports, how deep it reads and how it is scored."
     name: str = ""
@@ -147,16 +152,26 @@ class MeasureFamily:
         "Whether trec_eval's own code (as `metrics.trec_measures` and `metrics.trec_relevance` follow it) scores it."
         return False
 
-    def per_query(self, ranked: RankedQueries, k: int | None) -> np.ndarray:
-        "The value of every judged query (`ranked`'s lists) at depth `k`: what a family that scores its own defines."
+    def per_query(self, ranked: RankedQueries, measure: Measure) -> np.ndarray:
+        "The value of every judged query (`ranked`'s lists) for `measure` (its depth `k`, its `params`)."
         raise NotImplementedError(f"measure family {self.name!r} defines no per_query")
 
     def score(self, rankings, planned) -> Scores:
         "The `Scores` of every judged query: `per_query`'s values as the DCG over an IDCG of 1."
-        values = checked_values(self, self.per_query(rankings.ranked_queries(planned.convention.convention), planned.k),
-                                len(rankings.judgments.queries))
+        ranked = rankings.ranked_queries(planned.convention.convention)
+        values = checked_values(self, self._values_of(ranked, planned.measure), len(rankings.judgments.queries))
         one = np.ones(len(values))
         return Scores(values, one, np.zeros(len(values)), one)
+
+    def _values_of(self, ranked: RankedQueries, measure: Measure):
+        "`per_query`'s values; a plugin's failure names the family and its plugin."
+        if self.plugin == "ndcg_nb":
+            return self.per_query(ranked, measure)
+        try:
+            return self.per_query(ranked, measure)
+        except Exception as exc:
+            raise PluginError(f"measure family {self.name!r} from plugin {self.plugin!r} failed on {measure.name}: "
+                              f"{type(exc).__name__}: {exc}") from exc
 
     def values(self, scores: Scores, convention, queries) -> tuple[np.ndarray, np.ndarray]:
         "Each query's value from its scores and whether it is undefined (an IDCG of 0), by `zero_idcg`."

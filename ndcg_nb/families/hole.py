@@ -21,13 +21,13 @@ def hole_rate(annotated: np.ndarray, offsets: np.ndarray, k: int) -> np.ndarray:
     holes = segment_sum((~np.asarray(annotated, dtype=bool) & within).astype(float), offsets)
     return holes / k
 
-# %% ../../nbs/37_hole.ipynb #580c5db1
+# %% ../../nbs/37_hole.ipynb #b012a48c
 class HoleFamily(MeasureFamily):
     "BEIR's `hole@k`: the share of the first k ranked documents that no query's qrels judge."
     name, description = "hole", "the share of the first k ranked documents judged for no query (BEIR's Hole@k)"
     parameters = (Parameter("k", None, "the depth, required: holes among the first k documents, divided by k"),)
     overrides = (("float32_scores", False), ("missing_queries", "skip"), ("ties", "input"), ("unjudged", "zero"))
-    supports = frozenset({"dask", "spark", "cli"})
+    supports = frozenset({"cli"})          # its annotated corpus is every query's: no partition holds it
 
     def read(self, text: str, name: str) -> list[Measure] | None:
         measures = super().read(text, name)
@@ -35,8 +35,8 @@ class HoleFamily(MeasureFamily):
             raise UsageError(f"measure {name!r}: hole takes a depth; write hole@K (BEIR's Hole@10 is hole@10)")
         return measures
 
-    def per_query(self, ranked: RankedQueries, k: int | None) -> np.ndarray:
-        return hole_rate(ranked.judged_for_any_query(), ranked.grades.offsets, k)
+    def per_query(self, ranked: RankedQueries, measure) -> np.ndarray:
+        return hole_rate(ranked.judged_for_any_query(), ranked.grades.offsets, measure.k)
 
     def notes(self, planned, values, run_only: int = 0) -> list[str]:
         if not run_only:

@@ -22,7 +22,7 @@ def judged_rate(judged: np.ndarray, offsets: np.ndarray, k: int | None) -> np.nd
     counted = segment_sum((np.asarray(judged, dtype=bool) & within).astype(float), offsets)
     return np.where(depth > 0, counted / np.maximum(depth, 1), 0.0)
 
-# %% ../../nbs/36_judged.ipynb #ab756ab6
+# %% ../../nbs/36_judged.ipynb #1a98a943
 class JudgedFamily(MeasureFamily):
     "ir_measures' `Judged@k`: the share of the first k ranked documents judged for their query."
     name, description = "Judged", "judgment rate: the share of the first k ranked documents that are judged"
@@ -32,5 +32,5 @@ class JudgedFamily(MeasureFamily):
                  ("unjudged", "zero"))
     supports = frozenset({"dask", "spark", "cli"})
 
-    def per_query(self, ranked: RankedQueries, k: int | None) -> np.ndarray:
-        return judged_rate(ranked.judged, ranked.grades.offsets, k)
+    def per_query(self, ranked: RankedQueries, measure) -> np.ndarray:
+        return judged_rate(ranked.judged, ranked.grades.offsets, measure.k)

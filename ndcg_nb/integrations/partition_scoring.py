@@ -270,5 +270,9 @@ def check_plan(plan: Plan) -> None:
     if provided:
         raise UsageError(f"{', '.join(provided)}: computed by ir_measures, which runs in memory; the Dask and Spark "
                          "engines compute the NDCG family: evaluate these measures in memory (without --dask)")
+    partitioned = [m.name for m in plan.measures if not {"dask", "spark"} <= m.family.supports]
+    if partitioned:
+        raise UsageError(f"{', '.join(partitioned)}: its family reads every query's judgments at once, which no "
+                         "partition holds: evaluate it in memory (without --dask)")
     for bound in plan.conventions:
         _check_supported(bound.convention)

@@ -23,10 +23,9 @@ from .segments import (distinct, lengths_from_offsets, list_ids, offsets_from_le
 from .fast_paths import MAX_GAIN_CODES, counted_sums, discounted_prefix, tie_means_at_cut, top_k_by_gain
 
 # %% auto #0
-__all__ = ['TIE_RULES', 'IDEAL_NEGATIVES', 'SUMMARY_ROWS', 'numpy_argsort_order', 'Scores', 'ListPolicies', 'ListsToScore',
-           'policy_gains', 'discount_weights', 'score_lists', 'score_batch', 'ndcg_ratio', 'one_or_many', 'cg', 'dcg',
-           'idcg', 'ndcg', 'one_ranking_serves', 'score_depths', 'DatasetScore', 'summary_text', 'summary_html',
-           'unit_scaled', 'aggregate', 'check_list_weights', 'ndcg_dataset']
+__all__ = ['TIE_RULES', 'IDEAL_NEGATIVES', 'numpy_argsort_order', 'Scores', 'ListPolicies', 'ListsToScore', 'policy_gains',
+           'discount_weights', 'score_lists', 'score_batch', 'ndcg_ratio', 'one_or_many', 'cg', 'dcg', 'idcg', 'ndcg',
+           'one_ranking_serves', 'score_depths', 'ndcg_dataset']
 
 # %% ../../nbs/30_core.ipynb #783897c2
 TIE_RULES = ("average", "input", "worst", "best", "numpy_argsort")
@@ -212,70 +211,6 @@ def _rank(batch: Batch, gains: np.ndarray, k, ties: str, tie_groups, detail: boo
                                  batch.offsets, k)
     return index, gains[index], offsets
 
-# %% ../../nbs/30_core.ipynb #11e5243d
-def _kept_prefixes(lengths, new_lengths, offsets, new_offsets) -> tuple:
-    """Masks of the documents a truncation without `source` kept, in its output and in its input: the first
-    `min(length, new length)` of each list; `slice(None)` for both when it gave every list its length back."""
-    if np.array_equal(lengths, new_lengths):
-        return slice(None), slice(None)
-    kept = np.minimum(lengths, new_lengths)
-    return (positions_in_lists(new_offsets) < np.repeat(kept, new_lengths),
-            positions_in_lists(offsets) < np.repeat(kept, lengths))
-
-# %% ../../nbs/30_core.ipynb #e8b27b1d
-def _truncate(truncation: BoundPolicy, grades: np.ndarray, offsets: np.ndarray, k, what: str, context=None):
-    """Step 3: apply a truncation policy and check what it returned: of each list, a prefix (or, when it gives
-    `source`, documents in their order) and documents appended, at most `k`. Returns the grades and offsets
-    it gave, and two masks selecting the kept documents in its output and in its input (in the same order)."""
-    lengths = lengths_from_offsets(offsets)
-    if getattr(truncation.policy, "function", None) is cut_truncation and (k is None or not len(lengths) or lengths.max() <= k):
-        return grades, offsets, slice(None), slice(None)       # the built-in cut has nothing to cut
-    result = truncation(grades, lengths, k, context=context)
-    name = f"truncation policy {truncation.policy.name!r} from plugin {truncation.policy.plugin!r}"
-    try:
-        new_grades, new_lengths, *given = result
-        if len(given) > 1:
-            raise ValueError
-        new_grades = np.asarray(new_grades, dtype=float)
-        new_lengths = np.asarray(new_lengths, dtype=np.int64)
-    except (TypeError, ValueError) as exc:
-        raise PluginError(f"{name} must return (grades, lengths) or (grades, lengths, source), "
-                          f"got {type(result).__name__}") from exc
-    n = len(lengths)
-    if new_grades.ndim != 1 or new_lengths.shape != (n,) or new_lengths.sum() != new_grades.size:
-        raise PluginError(f"{name} returned grades of shape {new_grades.shape} and lengths of shape "
-                          f"{new_lengths.shape} for {n} lists of {grades.size} grades in all; it must return "
-                          "flat grades and one length per list, the lengths adding up to the number of grades")
-    if (new_lengths < 0).any():
-        raise PluginError(f"{name} returned negative lengths")
-    if k is not None and (new_lengths > k).any():
-        raise PluginError(f"{name} returned lists longer than k={k} for the {what}")
-    new_offsets = offsets_from_lengths(new_lengths)
-    if given:
-        source = check_truncation_source(name, given[0], new_grades, new_offsets, grades, offsets, what)
-        kept_out = source >= 0
-        kept_in = np.zeros(len(grades), dtype=bool)
-        kept_in[source[kept_out]] = True          # increasing positions: the same order as kept_out
-    else:
-        kept_out, kept_in = _kept_prefixes(lengths, new_lengths, offsets, new_offsets)
-        in_place = isinstance(kept_out, slice) and new_grades is grades      # nothing moved, nothing to compare
-        if not (in_place or np.array_equal(new_grades[kept_out], grades[kept_in])):
-            raise PluginError(f"{name} changed grades it kept in the {what}; a truncation may only cut a list "
-                              "or append documents after it")
-    if not all_finite(new_grades):
-        raise PluginError(f"{name} returned non-finite grades for the {what}")
-    return new_grades, new_offsets, kept_out, kept_in
-
-# %% ../../nbs/30_core.ipynb #55ac1ed8
-def _truncation_context(truncation: BoundPolicy, known: dict | None, index: np.ndarray, scores, ideal: bool):
-    "What a truncation that asks for context receives: per-document arrays in the order it sees the documents."
-    if not truncation.context:
-        return None
-    known = known or {}
-    pick = lambda values: None if values is None else np.asarray(values)[index]
-    return {"doc_ids": pick(known.get("doc_ids")), "judged": pick(known.get("judged")),
-            "scores": pick(known.get("scores", scores)), "ideal": ideal}
-
 # %% ../../nbs/30_core.ipynb #bff373d2
 def _by_gain(pool: Batch, pool_gains: np.ndarray, k, detail: bool) -> tuple[np.ndarray, np.ndarray]:
     "The pool's documents by decreasing gain, the first `k` of each list; equal gains in any order unless `detail`."
@@ -291,8 +226,8 @@ def _ideal(pool: Batch, pool_gains: np.ndarray, truncation: BoundPolicy, k, deta
     if not keep.all():
         counts = segment_sum(keep.astype(float), offsets).astype(np.int64)
         index, offsets = index[keep], offsets_from_lengths(counts)
-    context = _truncation_context(truncation, known, index, pool.scores, ideal=True)
-    grades, offsets, kept_out, kept_in = _truncate(truncation, pool.grades[index], offsets, k, "ideal list", context)
+    context = truncation_context(truncation, known, index, pool.scores, ideal=True)
+    grades, offsets, kept_out, kept_in = apply_truncation(truncation, pool.grades[index], offsets, k, "ideal list", context)
     source = np.full(len(grades), -1, dtype=np.int64)
     source[kept_out] = index[kept_in]
     return source, grades, offsets
@@ -313,35 +248,6 @@ def _ideal_once(lists: ListsToScore, pool_gains: np.ndarray, p: ListPolicies, k,
     if kept is None or not np.array_equal(kept[0], pool_gains):
         kept = lists.ideals[key] = (pool_gains.copy(), _read_only(make()))
     return kept[1]
-
-# %% ../../nbs/30_core.ipynb #b6b00b72
-def _fill_ideal(pool: Batch, pool_gains, source, grades, gains, offsets, keep_negatives: bool = False):
-    """Step 4b: appended places go to the harmful judged documents that beat the fill (unless `keep_negatives`
-    already put them in); the ideal re-sorted by gain."""
-    appended = source < 0
-    harmful = (pool_gains < 0) & (not keep_negatives) if appended.any() else np.zeros(0, dtype=bool)
-    if appended.any() and harmful.any():
-        lists = list_ids(offsets)
-        harmful_index = np.flatnonzero(harmful)
-        candidates_list = np.concatenate([lists[appended], list_ids(pool.offsets)[harmful_index]])
-        candidates_gain = np.concatenate([gains[appended], pool_gains[harmful_index]])
-        candidates_source = np.concatenate([np.full(appended.sum(), -1), harmful_index])
-        candidates_grade = np.concatenate([grades[appended], pool.grades[harmful_index]])
-        order = np.lexsort((-candidates_gain, candidates_list))
-        sorted_lists = candidates_list[order]
-        start = np.searchsorted(sorted_lists, np.arange(len(offsets) - 1))
-        rank_in_list = np.arange(len(order)) - start[sorted_lists]
-        slots = np.bincount(lists[appended], minlength=len(offsets) - 1)
-        chosen = order[rank_in_list < slots[sorted_lists]]
-        chosen = chosen[np.argsort(candidates_list[chosen], kind="stable")]
-        gains, grades, source = gains.copy(), grades.copy(), source.copy()
-        gains[appended] = candidates_gain[chosen]
-        grades[appended] = candidates_grade[chosen]
-        source[appended] = candidates_source[chosen]
-    if appended.any():
-        resort, _ = sorted_desc((gains,), offsets)
-        gains, grades, source = gains[resort], grades[resort], source[resort]
-    return source, grades, gains
 
 # %% ../../nbs/30_core.ipynb #a273f8d6
 _BUILT_IN_WEIGHTS = {}    # (discount, params, depth, k) -> the checked weights of a built-in discount, read-only
@@ -425,26 +331,7 @@ def _normalize(p: ListPolicies, s: Scores, lists: ListsToScore, pool_gains, k, m
                  "pool_grades": lambda: (pool.grades, lengths_from_offsets(pool.offsets)),
                  "retrieved_grades": lambda: (lists.batch.grades, lengths_from_offsets(lists.batch.offsets))}
     result = p.normalization(s.dcg, context={name: available[name]() for name in p.normalization.context})
-    return _checked_references(p.normalization, result, s)
-
-# %% ../../nbs/30_core.ipynb #nz0a0001
-def _checked_references(normalization: BoundPolicy, result, s: Scores) -> tuple[np.ndarray, np.ndarray]:
-    "A normalization's `(low, high)`, one value per list, checked: finite, and for a plugin's, a score in [0, 1]."
-    n = len(s.dcg)
-    name = f"normalization policy {normalization.policy.name!r} from plugin {normalization.policy.plugin!r}"
-    try:
-        low, high = result
-        low, high = (np.broadcast_to(np.asarray(v, dtype=float), (n,)) for v in (low, high))
-    except (TypeError, ValueError) as exc:
-        raise PluginError(f"{name} must return (low, high), one value per list or scalars; "
-                          f"got {type(result).__name__}") from exc
-    for what, values in (("low", low), ("high", high)):
-        if not np.isfinite(values).all():
-            raise PluginError(f"{name} returned a non-finite {what} reference ({values[~np.isfinite(values)][0]})")
-    if normalization.policy.plugin not in NDCG_NB_PLUGINS:
-        harmless = segment_sum((s.gains < 0).astype(float), s.offsets) == 0
-        check_normalized(normalization, s.dcg, low, high, harmless)
-    return low, high
+    return checked_references(p.normalization, result, s)
 
 # %% ../../nbs/30_core.ipynb #85835d2f
 def _list_index(gain: BoundPolicy, *offsets: np.ndarray) -> list[np.ndarray] | None:
@@ -470,8 +357,8 @@ def _ranked(lists: ListsToScore, batch_gains, p: ListPolicies, k, detail: bool):
     batch = lists.batch
     index, ranked_gains, ranked_offsets = _rank(batch, batch_gains, None if p.truncation.context else k, p.ties,
                                                 lists.tie_groups, detail)
-    ranked_context = _truncation_context(p.truncation, lists.context, index, batch.scores, ideal=False)
-    grades, offsets, retained, kept_in = _truncate(p.truncation, batch.grades[index], ranked_offsets, k, "ranked list",
+    ranked_context = truncation_context(p.truncation, lists.context, index, batch.scores, ideal=False)
+    grades, offsets, retained, kept_in = apply_truncation(p.truncation, batch.grades[index], ranked_offsets, k, "ranked list",
                                                    ranked_context)
     place = index - np.repeat(batch.offsets[:-1], lengths_from_offsets(ranked_offsets))   # in its input list
     if isinstance(retained, slice):                    # every document kept where it was ranked, none appended
@@ -529,7 +416,7 @@ def _sums(lists: ListsToScore, k, p: ListPolicies, detail: bool = True) -> tuple
     ideal_gains = _gains_of_kept(pool_gains, ideal_source)
     _fill_appended_gains(p.gain, max_grades, (grades, gains, source < 0, offsets),
                          (ideal_grades, ideal_gains, ideal_source < 0, ideal_offsets))
-    ideal_source, ideal_grades, ideal_gains = _fill_ideal(pool, pool_gains, ideal_source, ideal_grades,
+    ideal_source, ideal_grades, ideal_gains = fill_ideal(pool, pool_gains, ideal_source, ideal_grades,
                                                           ideal_gains, ideal_offsets, p.keep_negatives)
     dcg, idcg, weights, list_weights = _weighted_sums(p.discount, k, gains, offsets, ideal_gains, ideal_offsets)
     check_finite_sums(dcg, idcg, gains, batch.single, batch.queries)
@@ -738,82 +625,6 @@ def score_depths(lists: ListsToScore, depths, p: ListPolicies) -> dict:
     full, _, _ = _sums(lists, cut, p, detail=False)
     return _depths_from_one_ranking(full, depths, cut)
 
-# %% ../../nbs/30_core.ipynb #75f1887d
-@dataclass
-class DatasetScore:
-    "NDCG over many lists, with the per-list values and what happened to undefined lists."
-    value: float
-    average: str
-    per_list: np.ndarray
-    dcg: np.ndarray
-    idcg: np.ndarray
-    n_lists: int
-    n_counted: int
-    n_zero_idcg: int
-    zero_idcg: str
-    policies: dict
-    aggregation: str = "mean"
-    weights: np.ndarray | None = None
-
-    def __float__(self):
-        return float(self.value)
-
-# %% ../../nbs/30_core.ipynb #ceb20d22
-SUMMARY_ROWS = 12
-
-def summary_text(title: str, lines: list, table=None, notes=()) -> str:
-    "A short text summary: `title`, each of `lines` indented, `table` (a DataFrame) cut to `SUMMARY_ROWS` rows, the notes."
-    parts = [title, *(f"  {line}" for line in lines)]
-    if table is not None:
-        parts.append(table.to_string(index=False, max_rows=SUMMARY_ROWS, max_cols=10))
-    parts.extend(f"  note: {note}" for note in notes)
-    return "\n".join(parts)
-
-def summary_html(title: str, lines: list, table=None, notes=()) -> str:
-    "The same summary as compact HTML, every text escaped (`table` through pandas' escaping `to_html`)."
-    from html import escape
-    rows = "".join(f"<div>{escape(str(line))}</div>" for line in lines)
-    frame = "" if table is None else table.to_html(index=False, max_rows=SUMMARY_ROWS, max_cols=10, escape=True)
-    shown = "".join(f'<div class="ndcg-nb-note">note: {escape(str(note))}</div>' for note in notes)
-    return f"<div class=\"ndcg-nb-summary\"><strong>{escape(title)}</strong>{rows}{frame}{shown}</div>"
-
-# %% ../../nbs/30_core.ipynb #f674ae9b
-def _dataset_score_summary(s: DatasetScore) -> tuple:
-    "Title and lines of a `DatasetScore`'s summary: the value, the counts and the choices."
-    how = s.aggregation if s.average == "mean" else "ratio of summed DCG to summed IDCG"
-    title = f"DatasetScore: {s.value:.4f} ({how} over {s.n_counted} of {s.n_lists} lists)"
-    choices = ", ".join(f"{k}={v}" for k, v in s.policies.items())
-    lists = f"lists: {s.n_lists}, counted: {s.n_counted}, IDCG 0: {s.n_zero_idcg} (zero_idcg={s.zero_idcg})"
-    return title, [lists + (", weighted" if s.weights is not None else ""), choices]
-
-DatasetScore.__repr__ = lambda self: summary_text(*_dataset_score_summary(self))
-DatasetScore._repr_html_ = lambda self: summary_html(*_dataset_score_summary(self))
-
-# %% ../../nbs/30_core.ipynb #634e89cd
-def unit_scaled(weights: np.ndarray) -> np.ndarray:
-    "Weights divided by the largest, so that no scale (1e308 or 5e-324 each) overflows or underflows a weighted sum."
-    top = weights.max(initial=0.0)
-    return weights / top if top > 0 and np.isfinite(top) else weights
-
-# %% ../../nbs/30_core.ipynb #634e89ce
-def aggregate(values, how: str = "mean", weights=None) -> float:
-    """One number from per-list (or per-query) values: their mean (weighted by `weights`, which must not sum to 0),
-    median, lower median (`torch.median`'s), min or max; NaN for no values, and for a NaN among them."""
-    values = np.asarray(values, dtype=float)
-    if not len(values):
-        return float("nan")
-    if weights is not None:
-        weights = np.asarray(weights, dtype=float)
-        if how != "mean":
-            raise UsageError(f"weights make a weighted mean: they go with 'mean', not {how!r}")
-        weights = unit_scaled(weights)
-        if not weights.sum() > 0:
-            raise UsageError("the weights of the values in the mean sum to 0; give some value a positive weight")
-        return float(np.dot(weights, values) / weights.sum())
-    if how == "lower_median":
-        return float("nan") if np.isnan(values).any() else float(np.sort(values)[(len(values) - 1) // 2])
-    return float({"mean": np.mean, "median": np.median, "min": np.min, "max": np.max}[how](values))
-
 # %% ../../nbs/30_core.ipynb #2914972f
 def _ratio(s: Scores, counted: np.ndarray, weights: np.ndarray | None) -> float:
     "The (weighted) summed DCG of the counted lists over their summed IDCG (both as normalized); NaN if that is not > 0."
@@ -829,22 +640,6 @@ def _check_dataset_choices(average: str, aggregation: str, weights) -> None:
         raise UsageError(f"aggregation must be one of {', '.join(AGGREGATIONS)}, got {aggregation!r}")
     if aggregation != "mean" and (average == "ratio" or weights is not None):
         raise UsageError(f"aggregation={aggregation!r} goes with average='mean' and without weights")
-
-def check_list_weights(weights, n: int, name: str = "weights") -> np.ndarray:
-    "`weights` (called `name`) as floats, one per list of `n`, finite, not negative and not all 0; else a clear error."
-    try:
-        w = np.asarray(weights, dtype=float)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must be numbers, one per list, got {weights!r}") from None
-    if w.shape != (n,):
-        raise InputError(f"{name} must hold one number per list: {n} lists, {name} of shape {w.shape}")
-    bad = ~np.isfinite(w) | (w < 0)
-    if bad.any():
-        at = int(np.flatnonzero(bad)[0])
-        raise InputError(f"{name}[{at}] is {w[at]}; {name} must be finite and not negative")
-    if not (w > 0).any():
-        raise InputError(f"{name} are all 0: there is nothing to average")
-    return w
 
 # %% ../../nbs/30_core.ipynb #cr0q0002
 def _weights_by_query(weights, queries: np.ndarray) -> list:
