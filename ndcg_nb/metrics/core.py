@@ -14,37 +14,31 @@ import numpy as np
 
 from ..plugins import BoundPolicy, NDCG_NB_PLUGINS, resolve_policy
 from ..errors import InputError, NdcgWarning, PluginError, UsageError
-from ..policy_checks import check_finite_sums, check_normalized, check_output, check_truncation_source, check_values
-from ..policies import check_depth, cut_truncation, judged_normalization, linear_gain, retrieved_normalization
-from ..presets import AGGREGATIONS, SIGNED_ZERO_IDCG, SKIPPED_ZERO_IDCG, ZERO_IDCG_POLICIES
+from ..policy_checks import check_finite_sums, check_output, check_values
+from ..policies import check_depth, linear_gain
+from ..presets import SKIPPED_ZERO_IDCG
 from .batch import Batch, all_finite, as_batch
-from .segments import (distinct, lengths_from_offsets, list_ids, offsets_from_lengths, positions_in_lists,
-                                      segment_sum, sorted_desc, tie_means, tie_runs, uniform_length, weighted_sums)
-from .fast_paths import MAX_GAIN_CODES, counted_sums, discounted_prefix, tie_means_at_cut, top_k_by_gain
+from .segments import (lengths_from_offsets, list_ids, numpy_argsort_order, offsets_from_lengths,
+                                      positions_in_lists, segment_sum, sorted_desc, tie_means, tie_runs, uniform_length,
+                                      weighted_sums)
+from .aggregation import (SUMMARY_ROWS, DatasetScore, aggregate, check_dataset_choices, check_list_weights,
+                                         dataset_weights, ndcg_ratio, summary_html, summary_text, summed_ratio, unit_scaled)
+from .policy_outputs import (apply_truncation, checked_references, fill_ideal, ideal_dcg_at_length,
+                                            truncation_context, worst_dcg)
+from .fast_paths import (MAX_GAIN_CODES, counted_sums, counting_serves, discounted_prefix,
+                                        one_ranking_serves, tie_means_at_cut, top_k_by_gain)
+
+_all_ = ["numpy_argsort_order", "MAX_GAIN_CODES", "one_ranking_serves", "SUMMARY_ROWS", "DatasetScore", "summary_text",
+         "summary_html", "unit_scaled", "aggregate", "check_list_weights", "ndcg_ratio"]
 
 # %% auto #0
-__all__ = ['TIE_RULES', 'IDEAL_NEGATIVES', 'numpy_argsort_order', 'Scores', 'ListPolicies', 'ListsToScore', 'policy_gains',
-           'discount_weights', 'score_lists', 'score_batch', 'ndcg_ratio', 'one_or_many', 'cg', 'dcg', 'idcg', 'ndcg',
-           'one_ranking_serves', 'score_depths', 'ndcg_dataset']
+__all__ = ['TIE_RULES', 'IDEAL_NEGATIVES', 'Scores', 'ListPolicies', 'ListsToScore', 'policy_gains', 'discount_weights',
+           'score_lists', 'score_batch', 'one_or_many', 'cg', 'dcg', 'idcg', 'ndcg', 'score_depths', 'ndcg_dataset',
+           'numpy_argsort_order', 'MAX_GAIN_CODES', 'one_ranking_serves', 'SUMMARY_ROWS', 'DatasetScore',
+           'summary_text', 'summary_html', 'unit_scaled', 'aggregate', 'check_list_weights', 'ndcg_ratio']
 
 # %% ../../nbs/30_core.ipynb #783897c2
 TIE_RULES = ("average", "input", "worst", "best", "numpy_argsort")
-
-# %% ../../nbs/30_core.ipynb #07c62208
-def numpy_argsort_order(scores: np.ndarray, offsets: np.ndarray, k: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Indices putting each list in the order `np.argsort(list_scores)[::-1]` gives (NumPy's default, unstable
-    sort, as scikit-learn's `ignore_ties=True`), keeping the first `k` of each list; and the offsets of the result."""
-    lengths = lengths_from_offsets(offsets)
-    kept = lengths if k is None else np.minimum(lengths, k)
-    new_offsets = offsets_from_lengths(kept)
-    index = np.empty(int(kept.sum()), dtype=np.int64)
-    for length in distinct(lengths[lengths > 0]):
-        rows = np.flatnonzero(lengths == length)
-        cells = offsets[:-1][rows, None] + np.arange(length)
-        columns = np.argsort(scores[cells], axis=1)[:, ::-1][:, :kept[rows[0]]]
-        places = new_offsets[:-1][rows, None] + np.arange(columns.shape[1])
-        index[places.reshape(-1)] = (columns + offsets[:-1][rows, None]).reshape(-1)
-    return index, new_offsets
 
 # %% ../../nbs/30_core.ipynb #68b16d4b
 @dataclass(frozen=True)
@@ -285,25 +279,6 @@ def _discounted_sums(gains: np.ndarray, offsets: np.ndarray, weights: np.ndarray
     "Step 6: the sum over each list of gain times the weight of its rank (or, `per_document`, of each document)."
     return weighted_sums(gains, offsets, weights, per_document)
 
-# %% ../../nbs/30_core.ipynb #532e77fa
-def _worst_dcg(pool: Batch, pool_gains: np.ndarray, k, dcg_of) -> np.ndarray:
-    "DCG of the worst ranking of each pool: its documents of negative gain, most harmful first, cut at `k`."
-    harmful = pool_gains < 0
-    if not harmful.any():
-        return np.zeros(len(pool))
-    index, offsets = sorted_desc((np.where(harmful, -pool_gains, -np.inf),), pool.offsets, k)
-    keep = harmful[index]
-    counts = segment_sum(keep.astype(float), offsets).astype(np.int64)
-    return dcg_of(pool.grades[index[keep]], counts)
-
-# %% ../../nbs/30_core.ipynb #3d0819ba
-def _ideal_dcg_at_length(s: Scores, dcg_of) -> np.ndarray:
-    "The ideal DCG of each list cut at the length of its ranked list (after truncation): `ideal_dcg_at_length`."
-    lengths = lengths_from_offsets(s.offsets)
-    keep = positions_in_lists(s.ideal_offsets) < lengths[list_ids(s.ideal_offsets)]
-    counts = segment_sum(keep.astype(float), s.ideal_offsets).astype(np.int64)
-    return dcg_of(s.ideal_grades[keep], counts)
-
 # %% ../../nbs/30_core.ipynb #a221f6db
 def _normalize(p: ListPolicies, s: Scores, lists: ListsToScore, pool_gains, k, max_grades) -> tuple[np.ndarray, np.ndarray]:
     "Step 7: the references `low` and `high` of the normalization, computing only the context it asks for."
@@ -325,9 +300,9 @@ def _normalize(p: ListPolicies, s: Scores, lists: ListsToScore, pool_gains, k, m
         return s.idcg if lists.own_pool else _sums(own, k, p, detail=False)[0].idcg
 
     available = {"ideal_dcg": lambda: s.idcg, "retrieved_ideal_dcg": retrieved_ideal_dcg,
-                 "worst_dcg": lambda: _worst_dcg(pool, pool_gains, k, dcg_of), "max_grades": lambda: max_grades,
+                 "worst_dcg": lambda: worst_dcg(pool, pool_gains, k, dcg_of), "max_grades": lambda: max_grades,
                  "lengths": lambda: s.lengths, "k": lambda: k, "dcg_of": lambda: dcg_of,
-                 "ideal_dcg_at_length": lambda: _ideal_dcg_at_length(s, dcg_of),
+                 "ideal_dcg_at_length": lambda: ideal_dcg_at_length(s, dcg_of),
                  "pool_grades": lambda: (pool.grades, lengths_from_offsets(pool.offsets)),
                  "retrieved_grades": lambda: (lists.batch.grades, lengths_from_offsets(lists.batch.offsets))}
     result = p.normalization(s.dcg, context={name: available[name]() for name in p.normalization.context})
@@ -445,29 +420,6 @@ def score_batch(batch: Batch, k: int | None = None, *, ideal: Batch | None = Non
     policies = ListPolicies.bind(gain, discount, truncation, normalization, ties, ideal_negatives)
     return score_lists(ListsToScore.of(batch, ideal, tie_groups, context, ideal_context), k, policies, detail)
 
-# %% ../../nbs/30_core.ipynb #a21be611
-def ndcg_ratio(dcg: np.ndarray, idcg: np.ndarray, zero_idcg: str, names=None) -> tuple[np.ndarray, np.ndarray]:
-    """Per-list NDCG and the boolean mask of lists whose IDCG <= 0 (`names`: what to call the lists in errors);
-    under `zero_idcg='signed'` only an IDCG of exactly 0 is undefined (scored 0), and a negative one divides;
-    `'signed_skip'` is the same with the undefined lists NaN, left out of a mean."""
-    if zero_idcg not in ZERO_IDCG_POLICIES:
-        raise UsageError(f"unknown zero_idcg policy {zero_idcg!r}; choose one of {', '.join(ZERO_IDCG_POLICIES)}")
-    undefined = idcg == 0 if zero_idcg in SIGNED_ZERO_IDCG else idcg <= 0
-    if undefined.any() and zero_idcg == "raise":
-        rows = np.flatnonzero(undefined)
-        shown = ", ".join(str(names[i]) if names is not None else str(i) for i in rows[:10])
-        shown += ", ..." if len(rows) > 10 else ""
-        what = "query" if names is not None else "list"
-        which = ("the list has" if names is None and len(idcg) == 1
-                 else f"{len(rows)} {what}(s) have")
-        where = "" if names is None and len(idcg) == 1 else f": {what} {shown}"
-        raise InputError(f"{which} IDCG <= 0 (no document with positive gain), so NDCG is undefined{where}. "
-                         "Choose zero_idcg='zero', 'one', 'skip' or 'nan'.")
-    fill = {"zero": 0.0, "one": 1.0, "signed": 0.0}.get(zero_idcg, np.nan)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        values = np.where(undefined, fill, dcg / np.where(undefined, 1.0, idcg))
-    return values, undefined
-
 # %% ../../nbs/30_core.ipynb #f99488c4
 def one_or_many(values: np.ndarray, batch: Batch):
     "A float for a single list; the per-list values of a batch, as a Series indexed by query id under `qid=`."
@@ -487,20 +439,13 @@ def _warn_if_not_ideal(s: Scores, single: bool):
                       "NDCG exceeds 1: the pool should hold every judged document, those ranked included",
                       NdcgWarning, stacklevel=4)
 
-# %% ../../nbs/30_core.ipynb #6a439b3a
-def _counting_serves(p: ListPolicies) -> bool:
-    "Whether the policies are those of the equal-length path: the cut truncation, the judged normalization, no context."
-    return (p.truncation.policy.function is cut_truncation and not p.truncation.params and not p.truncation.context
-            and p.normalization.policy.function is judged_normalization and not p.normalization.params
-            and not p.gain.context and not p.discount.context)
-
 # %% ../../nbs/30_core.ipynb #e9df54fa
 def _counted_scores(batch: Batch, k, p: ListPolicies) -> Scores | None:
     """The scores of `score_batch` by the counted path, for lists scored against their own grades (lists of many
     lengths a length bucket at a time); None where that path does not serve."""
     check_depth(k)
     ragged = not uniform_length(batch.offsets)
-    if not (p.ideal_negatives == "drop" and (batch.scores is None or p.ties in TIE_RULES) and _counting_serves(p)):
+    if not (p.ideal_negatives == "drop" and (batch.scores is None or p.ties in TIE_RULES) and counting_serves(p)):
         return None
     if ragged and (batch.scores is not None and p.ties == "numpy_argsort" or not len(batch)):
         return None                                 # NumPy's unstable sort of a padded row need not keep its ties' order
@@ -566,7 +511,7 @@ def idcg(grades, k: int | None = None, *, ideal=None, scores=None, ties: str = "
 # %% ../../nbs/30_core.ipynb #cd1253c0
 def _normalized(s: Scores, zero_idcg: str, names=None) -> tuple[np.ndarray, np.ndarray]:
     "Per-list `(dcg - low) / (high - low)` and the mask of lists where `high - low <= 0` (see `ndcg_ratio`)."
-    return ndcg_ratio(s.dcg - s.low, s.high - s.low, zero_idcg, names)
+    return ndcgsummed_ratio(s.dcg - s.low, s.high - s.low, zero_idcg, names)
 
 def ndcg(grades, k: int | None = None, *, scores=None, ties: str = "average", ideal=None, gain="linear",
          discount="log2", truncation="cut", normalization="judged", zero_idcg: str = "zero", lengths=None,
@@ -580,14 +525,6 @@ def ndcg(grades, k: int | None = None, *, scores=None, ties: str = "average", id
     s = _scores(batch, pool, k, ListPolicies.bind(gain, discount, truncation, normalization, ties, ideal_negatives))
     values, _ = _normalized(s, zero_idcg)
     return one_or_many(values, batch)
-
-# %% ../../nbs/30_core.ipynb #d0f6b2a4
-def one_ranking_serves(p: ListPolicies, own_pool: bool) -> bool:
-    "Whether every depth can be read from one ranking: cut truncation, the usual normalization, no context."
-    usual = p.normalization.policy.function is judged_normalization or (
-        own_pool and p.normalization.policy.function is retrieved_normalization)
-    return (p.truncation.policy.function is cut_truncation and not p.truncation.params and usual
-            and not p.gain.context and not p.discount.context and not p.normalization.params)
 
 # %% ../../nbs/30_core.ipynb #39c46143
 def _depths_from_one_ranking(full: Scores, depths, cut=None) -> dict:
@@ -625,39 +562,6 @@ def score_depths(lists: ListsToScore, depths, p: ListPolicies) -> dict:
     full, _, _ = _sums(lists, cut, p, detail=False)
     return _depths_from_one_ranking(full, depths, cut)
 
-# %% ../../nbs/30_core.ipynb #2914972f
-def _ratio(s: Scores, counted: np.ndarray, weights: np.ndarray | None) -> float:
-    "The (weighted) summed DCG of the counted lists over their summed IDCG (both as normalized); NaN if that is not > 0."
-    w = np.ones(int(counted.sum())) if weights is None else unit_scaled(weights[counted])
-    total = (w * (s.high - s.low)[counted]).sum()
-    return float((w * (s.dcg - s.low)[counted]).sum() / total) if total > 0 else np.nan
-
-# %% ../../nbs/30_core.ipynb #ebad7d18
-def _check_dataset_choices(average: str, aggregation: str, weights) -> None:
-    if average not in ("mean", "ratio"):
-        raise UsageError(f"average must be 'mean' or 'ratio', got {average!r}")
-    if aggregation not in AGGREGATIONS:
-        raise UsageError(f"aggregation must be one of {', '.join(AGGREGATIONS)}, got {aggregation!r}")
-    if aggregation != "mean" and (average == "ratio" or weights is not None):
-        raise UsageError(f"aggregation={aggregation!r} goes with average='mean' and without weights")
-
-# %% ../../nbs/30_core.ipynb #cr0q0002
-def _weights_by_query(weights, queries: np.ndarray) -> list:
-    "The weights (a dict or pandas Series by query id) of `queries`, in their order; a query without one is an error."
-    missing = [query for query in queries if query not in weights.keys()]
-    if missing:
-        raise InputError(f"weights has no weight for query {missing[0]!r}"
-                         f"{f' (nor for {len(missing) - 1} other queries)' if len(missing) > 1 else ''}")
-    return [weights[query] for query in queries]
-
-def _dataset_weights(weights, batch: Batch) -> np.ndarray | None:
-    "`weights` checked, one per list of `batch`; for lists grouped by `qid=` also a dict or pandas Series by query id."
-    if weights is None:
-        return None
-    if batch.queries is not None and (isinstance(weights, dict) or hasattr(weights, "reindex")):
-        weights = _weights_by_query(weights, batch.queries)
-    return check_list_weights(weights, len(batch))
-
 # %% ../../nbs/30_core.ipynb #3ef6a373
 def ndcg_dataset(lists, k: int | None = None, *, average: str = "mean", scores=None, ties: str = "average",
                  ideal=None, gain="linear", discount="log2", truncation="cut", normalization="judged", zero_idcg: str = "zero",
@@ -667,11 +571,11 @@ def ndcg_dataset(lists, k: int | None = None, *, average: str = "mean", scores=N
     another `aggregation`), or `'ratio'` of summed DCG to summed IDCG. `qid=`: one query id per row of flat `lists`
     and `scores`, in any order, as `ndcg` takes it; each query is a list, `per_list` a Series by query id, and
     `weights` one per query in that order, or a dict or pandas Series by query id."""
-    _check_dataset_choices(average, aggregation, weights)
+    check_dataset_choices(average, aggregation, weights)
     batch, pool = _read_lists(lists, ideal, lengths, mask, scores, group_sizes, qid)
     check_depth(k)
     s = _scores(batch, pool, k, ListPolicies.bind(gain, discount, truncation, normalization, ties, ideal_negatives))
-    weights = _dataset_weights(weights, batch)
+    weights = dataset_weights(weights, batch)
     per_list, undefined = _normalized(s, zero_idcg)
     counted = ~undefined if zero_idcg in SKIPPED_ZERO_IDCG else np.ones(len(batch), dtype=bool)
     if not counted.any() or (average == "ratio" and zero_idcg == "nan" and undefined.any()):
@@ -679,7 +583,7 @@ def ndcg_dataset(lists, k: int | None = None, *, average: str = "mean", scores=N
     elif average == "mean":
         value = aggregate(per_list[counted], aggregation, None if weights is None else weights[counted])
     else:
-        value = _ratio(s, counted, weights)
+        value = summed_ratio(s, counted, weights)
     policies = {**s.labels, "average": average, "zero_idcg": zero_idcg}
     policies.update({"aggregation": aggregation} if aggregation != "mean" else {})
     policies.update({"weighted": True} if weights is not None else {})

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..policies import cut_truncation, judged_normalization, retrieved_normalization
 from .batch import Batch
 from .segments import (by_row_blocks, code_counts, distinct, length_buckets, lengths_from_offsets,
                                       offsets_from_lengths, padded_rows, positions_in_lists, row_blocks, row_padding,
@@ -14,7 +15,8 @@ from .segments import (by_row_blocks, code_counts, distinct, length_buckets, len
                                       top_k_stable, top_k_unstable, uniform_length, weighted_sums)
 
 # %% auto #0
-__all__ = ['MAX_GAIN_CODES', 'tie_means_at_cut', 'top_k_by_gain', 'counted_sums', 'discounted_prefix']
+__all__ = ['MAX_GAIN_CODES', 'tie_means_at_cut', 'top_k_by_gain', 'counting_serves', 'counted_sums', 'discounted_prefix',
+           'one_ranking_serves']
 
 # %% ../../nbs/31_fast_paths.ipynb #fp000008
 def _exact_sums(values: np.ndarray) -> bool:
@@ -193,6 +195,13 @@ def _equal_rows_sums(batch: Batch, gains: np.ndarray, k, ties: str, weights: np.
     nonnegative = low + np.arange(n_codes - 1, max(int(-low), 0) - 1, -1.0)
     return dcg, _ideal_dcgs_of_keys(keys, nonnegative, depth, weights)
 
+# %% ../../nbs/31_fast_paths.ipynb #6a439b3a
+def counting_serves(p) -> bool:
+    "Whether the policies are those of the counted path: the cut truncation, the judged normalization, no context."
+    return (p.truncation.policy.function is cut_truncation and not p.truncation.params and not p.truncation.context
+            and p.normalization.policy.function is judged_normalization and not p.normalization.params
+            and not p.gain.context and not p.discount.context)
+
 # %% ../../nbs/31_fast_paths.ipynb #fp000038
 def _bucket_sums(batch: Batch, gains: np.ndarray, rows: np.ndarray, k, ties: str, weights: np.ndarray, rank_block):
     "`_equal_rows_sums` of the lists `rows`, padded to the longest of them (gains with 0, scores with -inf)."
@@ -240,3 +249,11 @@ def discounted_prefix(gains: np.ndarray, offsets: np.ndarray, weights: np.ndarra
     within = positions < k
     cut_offsets = offsets_from_lengths(np.minimum(lengths_from_offsets(offsets), k))
     return segment_sum(gains[within] * weights[positions[within]], cut_offsets)
+
+# %% ../../nbs/31_fast_paths.ipynb #d0f6b2a4
+def one_ranking_serves(p, own_pool: bool) -> bool:
+    "Whether every depth can be read from one ranking: cut truncation, the usual normalization, no context."
+    usual = p.normalization.policy.function is judged_normalization or (
+        own_pool and p.normalization.policy.function is retrieved_normalization)
+    return (p.truncation.policy.function is cut_truncation and not p.truncation.params and usual
+            and not p.gain.context and not p.discount.context and not p.normalization.params)

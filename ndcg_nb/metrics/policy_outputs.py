@@ -16,7 +16,7 @@ from .segments import (list_ids, lengths_from_offsets, offsets_from_lengths, pos
                                       segment_sum, sorted_desc)
 
 # %% auto #0
-__all__ = ['apply_truncation', 'truncation_context', 'fill_ideal', 'checked_references']
+__all__ = ['apply_truncation', 'truncation_context', 'fill_ideal', 'worst_dcg', 'ideal_dcg_at_length', 'checked_references']
 
 # %% ../../nbs/29_policy_outputs.ipynb #11e5243d
 def _kept_prefixes(lengths, new_lengths, offsets, new_offsets) -> tuple:
@@ -110,6 +110,25 @@ def fill_ideal(pool: Batch, pool_gains, source, grades, gains, offsets, keep_neg
         resort, _ = sorted_desc((gains,), offsets)
         gains, grades, source = gains[resort], grades[resort], source[resort]
     return source, grades, gains
+
+# %% ../../nbs/29_policy_outputs.ipynb #532e77fa
+def worst_dcg(pool: Batch, pool_gains: np.ndarray, k, dcg_of) -> np.ndarray:
+    "DCG of the worst ranking of each pool: its documents of negative gain, most harmful first, cut at `k`."
+    harmful = pool_gains < 0
+    if not harmful.any():
+        return np.zeros(len(pool))
+    index, offsets = sorted_desc((np.where(harmful, -pool_gains, -np.inf),), pool.offsets, k)
+    keep = harmful[index]
+    counts = segment_sum(keep.astype(float), offsets).astype(np.int64)
+    return dcg_of(pool.grades[index[keep]], counts)
+
+# %% ../../nbs/29_policy_outputs.ipynb #3d0819ba
+def ideal_dcg_at_length(s, dcg_of) -> np.ndarray:
+    "The ideal DCG of each list cut at the length of its ranked list (after truncation): `ideal_dcg_at_length`."
+    lengths = lengths_from_offsets(s.offsets)
+    keep = positions_in_lists(s.ideal_offsets) < lengths[list_ids(s.ideal_offsets)]
+    counts = segment_sum(keep.astype(float), s.ideal_offsets).astype(np.int64)
+    return dcg_of(s.ideal_grades[keep], counts)
 
 # %% ../../nbs/29_policy_outputs.ipynb #nz0a0001
 def checked_references(normalization: BoundPolicy, result, s) -> tuple[np.ndarray, np.ndarray]:

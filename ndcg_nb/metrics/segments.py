@@ -16,7 +16,7 @@ __all__ = ['ROW_BLOCK', 'SORTED_WHOLE', 'run_mean', 'group_mean', 'offsets_from_
            'prefix_sums', 'weighted_sums', 'take_columns', 'top_k_stable', 'top_k_unstable', 'top_k_partition',
            'row_blocks', 'by_row_blocks', 'column_bits', 'score_keys', 'rows_to_sort_again', 'top_columns_by_keys',
            'top_k_stable_short', 'top_k_and_rest', 'length_buckets', 'list_places', 'row_padding', 'padded_rows',
-           'sorted_desc', 'tie_runs', 'tie_means', 'row_runs', 'code_counts']
+           'sorted_desc', 'numpy_argsort_order', 'tie_runs', 'tie_means', 'row_runs', 'code_counts']
 
 # %% ../../nbs/10_segments.ipynb #8e1d3ddd
 def offsets_from_lengths(lengths) -> np.ndarray:
@@ -353,6 +353,22 @@ def sorted_desc(keys: tuple, offsets: np.ndarray, k: int | None = None, stable: 
         return order, offsets
     keep = positions_in_lists(offsets) < k
     return order[keep], offsets_from_lengths(np.minimum(lengths, k))
+
+# %% ../../nbs/10_segments.ipynb #07c62208
+def numpy_argsort_order(scores: np.ndarray, offsets: np.ndarray, k: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Indices putting each list in the order `np.argsort(list_scores)[::-1]` gives (NumPy's default, unstable
+    sort, as scikit-learn's `ignore_ties=True`), keeping the first `k` of each list; and the offsets of the result."""
+    lengths = lengths_from_offsets(offsets)
+    kept = lengths if k is None else np.minimum(lengths, k)
+    new_offsets = offsets_from_lengths(kept)
+    index = np.empty(int(kept.sum()), dtype=np.int64)
+    for length in distinct(lengths[lengths > 0]):
+        rows = np.flatnonzero(lengths == length)
+        cells = offsets[:-1][rows, None] + np.arange(length)
+        columns = np.argsort(scores[cells], axis=1)[:, ::-1][:, :kept[rows[0]]]
+        places = new_offsets[:-1][rows, None] + np.arange(columns.shape[1])
+        index[places.reshape(-1)] = (columns + offsets[:-1][rows, None]).reshape(-1)
+    return index, new_offsets
 
 # %% ../../nbs/10_segments.ipynb #d3fc94e3
 def tie_runs(sorted_scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:
