@@ -17,7 +17,62 @@ from .scoring import Evaluation, lines_read, query_weight_table, score_run
 from ..errors import UsageError
 
 # %% auto #0
-__all__ = ['Evaluator', 'dialect_notes', 'measure_notes']
+__all__ = ['dialect_notes', 'measure_notes', 'Evaluator']
+
+# %% ../../nbs/45_evaluator.ipynb #ev0a0001
+def dialect_notes(plan: Plan) -> list[str]:
+    "With no preset named: the preset whose convention each measure took by its dialect, if one is not trec_eval."
+    took = {}
+    for m in plan.measures:
+        took.setdefault(m.measure.preset, []).append(m.name)
+    if not plan.by_dialect or set(took) == {"trec_eval"}:
+        return []
+    parts = "; ".join(f"{preset} for {', '.join(names)}" for preset, names in took.items())
+    return [f"no preset named, so each measure takes the convention of its dialect: {parts}"]
+
+# %% ../../nbs/45_evaluator.ipynb #ev0a0004
+def _dialect_counts_missing(measure) -> bool:
+    "Whether `measure` (as the user wrote it) is named in a dialect whose tool counts judged queries missing 0."
+    try:
+        return DIALECT_TOOLS.get(parse_measure(measure)[0].preset) in ("ir_measures", "ranx")
+    except UsageError:
+        return False
+
+_named_counts_missing = functools.lru_cache(maxsize=256)(lambda name, plugins: _dialect_counts_missing(name))
+
+def _counts_missing(measure) -> bool:
+    "`_dialect_counts_missing`, kept for a name under the installed plugins (`plugin_state`): `evaluate` makes an evaluator per call."
+    return _named_counts_missing(measure, plugin_state()) if isinstance(measure, str) else _dialect_counts_missing(measure)
+
+# %% ../../nbs/45_evaluator.ipynb #ev0a0007
+def _may_need_hint(plan: Plan, measures) -> list:
+    """The measures (as the user wrote them) whose dialect's tool counts judged queries missing from the run, scored
+    under a convention that skips them: only these can need `measure_notes`' hint."""
+    skipping = {m.name for m in plan.measures if m.convention.convention.missing_queries == "skip"}
+    named = list(measures) if isinstance(measures, (list, tuple)) else [measures]
+    return [m for m in named if _counts_missing(m) and parse_measure(m)[0].name in skipping]
+
+# %% ../../nbs/45_evaluator.ipynb #ev0a0010
+def measure_notes(evaluation: Evaluation, measures) -> list[str]:
+    "The notes for the measures (as the user wrote them) of `evaluation` whose tool counts what was left out."
+    named = list(measures) if isinstance(measures, (list, tuple)) else [measures]
+    hinted = [m for m in named if _counts_missing(m)]
+    if not hinted or "n_missing_skipped" not in evaluation.aggregate:
+        return []
+    notes, aggregate = [], evaluation.aggregate
+    for measure in hinted:
+        rows = aggregate[aggregate.measure == parse_measure(measure)[0].name]
+        note = ir_measures_hint(measure, int(rows["n_missing_skipped"].iloc[0]) if len(rows) else 0)
+        if note is not None:
+            notes.append(note)
+    return notes
+
+# %% ../../nbs/45_evaluator.ipynb #ev0a0012
+def _under(plan: Plan) -> str:
+    "How the evaluator's measures take their convention, in a few words."
+    if plan.by_dialect:
+        return f"under their dialects' presets ({', '.join(dict.fromkeys(m.measure.preset for m in plan.measures))})"
+    return f"under preset {plan.convention.convention.preset or '(none)'}"
 
 # %% ../../nbs/45_evaluator.ipynb #5ca15df9
 class Evaluator:
@@ -47,78 +102,26 @@ class Evaluator:
         self._hinted = _may_need_hint(plan, self.measures)
         self._depth = lines_read(self._own) if self._provided is None else None       # a provider reads every line
 
-# %% ../../nbs/45_evaluator.ipynb #ce5a3507
-def dialect_notes(plan: Plan) -> list[str]:
-    "With no preset named: the preset whose convention each measure took by its dialect, if one is not trec_eval."
-    took = {}
-    for m in plan.measures:
-        took.setdefault(m.measure.preset, []).append(m.name)
-    if not plan.by_dialect or set(took) == {"trec_eval"}:
-        return []
-    parts = "; ".join(f"{preset} for {', '.join(names)}" for preset, names in took.items())
-    return [f"no preset named, so each measure takes the convention of its dialect: {parts}"]
+    def evaluate(self, run, *, progress=None, no_common_query: str = "error") -> Evaluation:
+        """The measures of `run` (anything `as_run` reads, or a `MatchedRun` already matched to these judgments, as
+        `match_files` gives one): an `Evaluation`, with notes on the conventions the measures
+        took and on a measure whose tool counts what its convention left out. A run that shares no query with the qrels is
+        an error, unless `no_common_query='score'`: then every judged query is missing from the run (what one shard of a
+        larger run can be)."""
+        if no_common_query not in ("error", "score"):
+            raise UsageError(f"no_common_query must be 'error' or 'score', not {no_common_query!r}")
+        matched = (run if isinstance(run, MatchedRun)                   # matched to these judgments already
+                   else match_dict_run(run, self.judgments, self._depth) or match_run(as_run(run), self.judgments))
+        result = None
+        if self._own.measures:
+            result = score_run(self._own, self.judgments, matched, progress=progress, no_common_query=no_common_query,
+                               weights=self.weights)
+        if self._provided is not None:
+            theirs = self._provided.evaluate(matched, no_common_query=no_common_query, weights=self.weights)
+            result = theirs if result is None else result.joined(theirs, [m.name for m in self.plan.measures])
+        notes = dialect_notes(self.plan) + (measure_notes(result, self._hinted) if self._hinted else [])
+        return result.with_notes(notes) if notes else result
 
-def _dialect_counts_missing(measure) -> bool:
-    "Whether `measure` (as the user wrote it) is named in a dialect whose tool counts judged queries missing 0."
-    try:
-        return DIALECT_TOOLS.get(parse_measure(measure)[0].preset) in ("ir_measures", "ranx")
-    except UsageError:
-        return False
-
-_named_counts_missing = functools.lru_cache(maxsize=256)(lambda name, plugins: _dialect_counts_missing(name))
-
-def _counts_missing(measure) -> bool:
-    "`_dialect_counts_missing`, kept for a name under the installed plugins (`plugin_state`): `evaluate` makes an evaluator per call."
-    return _named_counts_missing(measure, plugin_state()) if isinstance(measure, str) else _dialect_counts_missing(measure)
-
-def _may_need_hint(plan: Plan, measures) -> list:
-    """The measures (as the user wrote them) whose dialect's tool counts judged queries missing from the run, scored
-    under a convention that skips them: only these can need `measure_notes`' hint."""
-    skipping = {m.name for m in plan.measures if m.convention.convention.missing_queries == "skip"}
-    named = list(measures) if isinstance(measures, (list, tuple)) else [measures]
-    return [m for m in named if _counts_missing(m) and parse_measure(m)[0].name in skipping]
-
-def measure_notes(evaluation: Evaluation, measures) -> list[str]:
-    "The notes for the measures (as the user wrote them) of `evaluation` whose tool counts what was left out."
-    named = list(measures) if isinstance(measures, (list, tuple)) else [measures]
-    hinted = [m for m in named if _counts_missing(m)]
-    if not hinted or "n_missing_skipped" not in evaluation.aggregate:
-        return []
-    notes, aggregate = [], evaluation.aggregate
-    for measure in hinted:
-        rows = aggregate[aggregate.measure == parse_measure(measure)[0].name]
-        note = ir_measures_hint(measure, int(rows["n_missing_skipped"].iloc[0]) if len(rows) else 0)
-        if note is not None:
-            notes.append(note)
-    return notes
-
-# %% ../../nbs/45_evaluator.ipynb #4894c34c
-def _evaluate(self, run, *, progress=None, no_common_query: str = "error") -> Evaluation:
-    """The measures of `run` (anything `as_run` reads, or a `MatchedRun` already matched to these judgments, as
-    `match_files` gives one): an `Evaluation`, with notes on the conventions the measures
-    took and on a measure whose tool counts what its convention left out. A run that shares no query with the qrels is
-    an error, unless `no_common_query='score'`: then every judged query is missing from the run (what one shard of a
-    larger run can be)."""
-    if no_common_query not in ("error", "score"):
-        raise UsageError(f"no_common_query must be 'error' or 'score', not {no_common_query!r}")
-    matched = (run if isinstance(run, MatchedRun)                   # matched to these judgments already
-               else match_dict_run(run, self.judgments, self._depth) or match_run(as_run(run), self.judgments))
-    result = None
-    if self._own.measures:
-        result = score_run(self._own, self.judgments, matched, progress=progress, no_common_query=no_common_query,
-                           weights=self.weights)
-    if self._provided is not None:
-        theirs = self._provided.evaluate(matched, no_common_query=no_common_query, weights=self.weights)
-        result = theirs if result is None else result.joined(theirs, [m.name for m in self.plan.measures])
-    notes = dialect_notes(self.plan) + (measure_notes(result, self._hinted) if self._hinted else [])
-    return result.with_notes(notes) if notes else result
-
-def _under(plan: Plan) -> str:
-    "How the evaluator's measures take their convention, in a few words."
-    if plan.by_dialect:
-        return f"under their dialects' presets ({', '.join(dict.fromkeys(m.measure.preset for m in plan.measures))})"
-    return f"under preset {plan.convention.convention.preset or '(none)'}"
-
-Evaluator.evaluate = _evaluate
-Evaluator.__repr__ = lambda self: (f"Evaluator: {len(self.plan.measures)} measure(s) {_under(self.plan)}, "
-                                   f"{len(self.judgments.queries)} judged queries")
+    def __repr__(self) -> str:
+        return (f"Evaluator: {len(self.plan.measures)} measure(s) {_under(self.plan)}, "
+                f"{len(self.judgments.queries)} judged queries")

@@ -17,7 +17,7 @@ from ..errors import InputError, NdcgWarning, PluginError, UsageError
 from ..policy_checks import check_finite_sums, check_output, check_values
 from ..policies import check_depth, linear_gain
 from ..presets import SKIPPED_ZERO_IDCG
-from .batch import Batch, all_finite, as_batch
+from .batch import Batch, as_batch
 from .segments import (lengths_from_offsets, list_ids, numpy_argsort_order, offsets_from_lengths,
                                       positions_in_lists, segment_sum, sorted_desc, tie_means, tie_runs, uniform_length,
                                       weighted_sums)
@@ -511,7 +511,7 @@ def idcg(grades, k: int | None = None, *, ideal=None, scores=None, ties: str = "
 # %% ../../nbs/30_core.ipynb #cd1253c0
 def _normalized(s: Scores, zero_idcg: str, names=None) -> tuple[np.ndarray, np.ndarray]:
     "Per-list `(dcg - low) / (high - low)` and the mask of lists where `high - low <= 0` (see `ndcg_ratio`)."
-    return ndcgsummed_ratio(s.dcg - s.low, s.high - s.low, zero_idcg, names)
+    return ndcg_ratio(s.dcg - s.low, s.high - s.low, zero_idcg, names)
 
 def ndcg(grades, k: int | None = None, *, scores=None, ties: str = "average", ideal=None, gain="linear",
          discount="log2", truncation="cut", normalization="judged", zero_idcg: str = "zero", lengths=None,
