@@ -79,6 +79,35 @@ class Evaluation:
         "What pickles: the tables made (a table not yet made is a function of the run's arrays, which does not pickle)."
         return {**self.__dict__, "_per_query": self.per_query, "_aggregate": self.aggregate}
 
+    def value(self, measure: str, query: str = "all") -> float:
+        "One number: a measure for a query, or its aggregate (`query='all'`)."
+        return _value(self, measure, query)
+
+    def to_trec(self, per_query: bool = False) -> str:
+        "trec_eval's three columns (see `trec_order`): measure, query (or `all`), value to 4 decimals."
+        return _to_trec(self, per_query)
+
+    def to_json(self, per_query: bool = False) -> str:
+        "The conventions, the providers, the aggregate and (with `per_query`) the per-query rows as JSON."
+        return _to_json(self, per_query)
+
+    def to_csv(self, per_query: bool = False) -> str:
+        "The aggregate (or the per-query rows) as CSV."
+        return _to_csv(self, per_query)
+
+    def joined(self, other: "Evaluation", order) -> "Evaluation":
+        "This evaluation and `other` (of other measures of the same run) as one, the measures in `order`."
+        return _joined(self, other, order)
+
+    def __getitem__(self, measure: str) -> float:
+        return self.value(measure)
+
+    def __repr__(self) -> str:
+        return summary_text(*_evaluation_summary(self))
+
+    def _repr_html_(self) -> str:
+        return summary_html(*_evaluation_summary(self))
+
     def with_notes(self, notes) -> "Evaluation":
         "The same evaluation with `notes` added to its own."
         return Evaluation(self._per_query, self._aggregate, self.convention, self.run_tag, (*self.notes, *notes),
@@ -162,8 +191,6 @@ def _to_csv(self, per_query: bool = False) -> str:
     frame = self.per_query if per_query else self.aggregate
     return frame.to_csv(index=False).rstrip("\n")
 
-Evaluation.value, Evaluation.to_trec, Evaluation.to_json, Evaluation.to_csv = _value, _to_trec, _to_json, _to_csv
-
 # %% ../../nbs/44_scoring.ipynb #f336d05e
 def _joined(self, other: Evaluation, order) -> Evaluation:
     "This evaluation and `other` (of other measures of the same run) as one, the measures in `order`."
@@ -177,8 +204,6 @@ def _joined(self, other: Evaluation, order) -> Evaluation:
                       self.convention, self.run_tag or other.run_tag, (*self.notes, *other.notes),
                       None if both is None else {name: both[name] for name in order}, conventions,
                       {**self.providers, **other.providers})
-
-Evaluation.joined = _joined
 
 # %% ../../nbs/44_scoring.ipynb #3ba75fd4
 def convention_line(convention: Convention) -> str:
@@ -204,10 +229,6 @@ def _evaluation_summary(e: Evaluation) -> tuple:
     tag = f" of run {e.run_tag}" if e.run_tag else ""
     title = f"Evaluation{tag}: {len(e.aggregate)} measure(s), {e.per_query['query'].nunique()} queries"
     return title, convention_lines(e), e.aggregate, e.notes
-
-Evaluation.__repr__ = lambda self: summary_text(*_evaluation_summary(self))
-Evaluation._repr_html_ = lambda self: summary_html(*_evaluation_summary(self))
-Evaluation.__getitem__ = lambda self, measure: self.value(measure)
 
 # %% ../../nbs/44_scoring.ipynb #e9922fbf
 def _in_kernel() -> bool:
