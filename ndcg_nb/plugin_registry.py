@@ -22,7 +22,8 @@ __all__ = ['HOOKS', 'BUILTINS', 'BUILTIN_PRESETS', 'NDCG_NB_PLUGINS', 'Policy', 
            'describe_error', 'plugin_label', 'named_claimants', 'Registry']
 
 # %% ../nbs/24_plugin_registry.ipynb #7585e111
-HOOKS = {kind: f"register_{kind}s" for kind in PLUGIN_KINDS}     # the hook of each kind
+HOOKS = {"gain": "register_gains", "discount": "register_discounts", "truncation": "register_truncations",   # by kind
+         "normalization": "register_normalizations", "preset": "register_presets", "measure": "register_measures"}
 _ARRAY_ARGUMENTS = {"gain": 1, "discount": 1, "truncation": 3, "normalization": 1, "preset": 0, "measure": 1}
 BUILTINS = "ndcg_nb.builtins"
 BUILTIN_PRESETS = "ndcg_nb.presets"

@@ -23,7 +23,7 @@ import pytest
 
 import ndcg_nb
 from ndcg_nb import hookimpl, list_plugins, register_plugin, unregister_plugin
-from ndcg_nb import plugins as plugin_module
+from ndcg_nb import plugin_loading
 from ndcg_nb.plugins import plugin_manager, resolve_policy
 
 ROOT = Path(ndcg_nb.__file__).resolve().parents[1]     # the checkout these tests import
@@ -146,13 +146,13 @@ def test_an_interrupted_reload_leaves_the_plugins_as_they_were(monkeypatch):
     before = list_plugins()
     point = SimpleNamespace(name="stops_loading", value="stops_loading", dist=None,
                             load=lambda: (_ for _ in ()).throw(KeyboardInterrupt()))
-    monkeypatch.setattr(plugin_module, "group_declared", lambda group, paths=None: True)
-    monkeypatch.setattr(plugin_module, "_declared_entry_points", lambda: [point])
+    monkeypatch.setattr(plugin_loading, "group_declared", lambda group, paths=None: True)
+    monkeypatch.setattr(plugin_loading, "_declared_entry_points", lambda: [point])
     try:
         with pytest.raises(KeyboardInterrupt):
-            plugin_module.load_plugins()
+            plugin_loading.load_plugins()
         assert list_plugins() == before
     finally:
         monkeypatch.undo()
-        plugin_module.load_plugins()              # as the environment says again
+        plugin_loading.load_plugins()              # as the environment says again
     assert list_plugins() == before

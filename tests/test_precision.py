@@ -1,6 +1,6 @@
 """average_precision and precision_at_k against trec_eval (pytrec_eval) on random collections.
 
-nbs/31_precision.ipynb holds the values worked by hand, the single-list errors and the comparison
+nbs/32_precision.ipynb holds the values worked by hand, the single-list errors and the comparison
 with scikit-learn's average_precision_score on random lists; this module adds what it does not
 check: many queries at once with unretrieved relevant documents and depths past the list's end
 (map, map_cut, P against pytrec_eval), the 2-D batch forms, and the batch errors.
@@ -70,7 +70,7 @@ def test_batch_forms_agree():
     np.testing.assert_array_equal(ragged, [average_precision(g) for g in lists])
 
 
-@pytest.mark.parametrize("call, message", [  # nbs/31_precision.ipynb checks the single-list errors
+@pytest.mark.parametrize("call, message", [  # nbs/32_precision.ipynb checks the single-list errors
     (lambda: average_precision([[1], [1, 1]], n_relevant=[1, 1]), "list 1 already holds 2"),
     (lambda: average_precision([1, float("nan")]), "finite"),
 ])

@@ -75,10 +75,10 @@ def read_standard_input(args) -> None:
         return
     if getattr(args, "dask", None):
         raise UsageError("--dask reads its files where it runs: give paths or URLs, not `-` (standard input)")
-    from ndcg_nb.engine.runs import read_qrels, read_run
+    from ndcg_nb.engine.runs import as_qrels, as_run     # TREC text or Parquet, as engine.inputs tells them
     name, at = dashes[0]
     stdin = _standard_input()
-    read = read_qrels(stdin, duplicates=getattr(args, "qrels_duplicates", "error")) if name == "qrels" else read_run(stdin)
+    read = as_qrels(stdin, duplicates=getattr(args, "qrels_duplicates", "error")) if name == "qrels" else as_run(stdin)
     if at is None:
         setattr(args, name, read)
     else:

@@ -16,7 +16,7 @@ __all__ = ['compare_command', 'report_command', 'explain_presets_command']
 # %% ../../nbs/75_cli_comparison.ipynb #cf8cc33a
 _RENDER_FORMATS = ("text", "markdown", "latex", "csv", "json")           # reports.RENDER_FORMATS
 
-# %% ../../nbs/75_cli_comparison.ipynb #9f4d2c2a
+# %% ../../nbs/75_cli_comparison.ipynb #0a5e3d32
 def _compare(args) -> str:
     from ndcg_nb.analysis.reports import compare_report
     return compare_report(args.qrels, runs_of(args, "runs"), args.measure or ["ndcg", "ndcg_cut_10"],
@@ -24,7 +24,6 @@ def _compare(args) -> str:
                           per_query=args.per_query, preset=args.preset, overrides=convention_overrides(args),
                           qrels_duplicates=args.qrels_duplicates)
 
-# %% ../../nbs/75_cli_comparison.ipynb #0a5e3d32
 _RUNS_HELP = ("TREC run files, each named by NAME=PATH, else by its run tag, else by its file name (runs of one file "
               "name: by the folders that tell them apart); - reads one from standard input")
 
@@ -49,7 +48,7 @@ def compare_command(commands):
     comparison.add_argument("--format", choices=_RENDER_FORMATS, default="text")
     comparison.set_defaults(run_command=_compare)
 
-# %% ../../nbs/75_cli_comparison.ipynb #rp0cli0a
+# %% ../../nbs/75_cli_comparison.ipynb #rp0cli03
 def _report(args) -> str:
     from ndcg_nb.analysis.report_page import report
     path = report(args.qrels, runs_of(args, "runs"), args.measure or ["ndcg", "ndcg_cut_10"], path=args.output,
@@ -59,7 +58,6 @@ def _report(args) -> str:
                   **convention_overrides(args))
     return f"wrote {path} ({path.stat().st_size / 1024:.0f} KiB)"
 
-# %% ../../nbs/75_cli_comparison.ipynb #rp0cli03
 def report_command(commands):
     page = commands.add_parser(
         "report", help="write a self-contained HTML page comparing runs query by query",

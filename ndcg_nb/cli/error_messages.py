@@ -28,8 +28,9 @@ def _first_fields(path, limit: int = 1 << 16) -> int | None:
     "How many fields the first non-blank line of the file at `path` has (read through gzip); None if unknown."
     if not isinstance(path, (str, os.PathLike)) or path == "-":    # standard input, read once already
         return None
-    from ndcg_nb.engine.runs import is_regular_file      # the command line imports the engine when it runs
-    if not is_regular_file(path):       # a pipe or /dev/fd/N, read once already: a second open would wait for a writer
+    from ndcg_nb.engine.inputs import TREC_FILE, input_kind      # the command line imports the engine when it runs
+    from ndcg_nb.engine.runs import is_regular_file
+    if input_kind(path) != TREC_FILE or not is_regular_file(path):   # Parquet; or a pipe or /dev/fd/N, read once
         return None
     try:
         with open(path, "rb") as file:

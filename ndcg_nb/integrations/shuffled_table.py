@@ -13,6 +13,7 @@ from ..engine.deferred_imports import pandas as pd   # imported when first used
 
 from ..errors import InputError, MissingExtraError
 from ..engine.runs import TrecFormatError, checked_text, id_categories, numeric_column, split_lines
+from ..engine.read_parquet import is_parquet_path
 
 # %% auto #0
 __all__ = ['VALUE_COLUMN', 'ROWS_PER_PARTITION', 'import_extra', 'union_rows', 'dask_rows', 'run_tag_of']
@@ -83,7 +84,7 @@ def _trec_rows(raw: bytes, kind: str, source: str, number: int, block: int | Non
 
 # %% ../../nbs/61_shuffled_table.ipynb #fc4ec9d8
 def _is_parquet(path: str) -> bool:
-    return path.rstrip("/").endswith((".parquet", ".pq")) or ("://" not in path and Path(path).is_dir())
+    return is_parquet_path(path)          # told as the in-memory readers tell it (engine.inputs)
 
 def _run_tag(path, storage_options: dict) -> str:
     "The tag (sixth field) of the first line of a TREC run file."
