@@ -97,8 +97,8 @@ def register_truncations(register):
     that the prefix was kept. Return at most ``k`` documents per list when ``k`` is given.
     Since nothing past rank ``k`` can be kept, ndcg_nb may leave those documents out before
     calling the policy: it sees at least the first ``k`` documents of each list.
-    (Before version 0.2 ``grades`` was a padded 2-D array; a policy written for that form
-    fails with a message saying it returned the wrong shape.)
+    A policy that returns a padded 2-D array instead fails with a message saying it returned
+    the wrong shape.
 
     A policy may also return ``(grades, lengths, source)``, where ``source`` (``int64``, one
     per returned grade) is the position in the input ``grades`` of each returned document, or

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ndcg_nb.engine import runs
+from ndcg_nb.engine import read_trec, trec_bytes as runs   # the byte reader, and the reader of fields
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="truncating a file another process has open is POSIX")
 
@@ -214,16 +214,16 @@ def test_writer_that_paused_through_the_read(tmp_path, monkeypatch, written):
     a file, whole lines or not. The writer goes on while the text is parsed, and the second look sees it."""
     path = tmp_path / "ranker.run"
     path.write_bytes(b"1 Q0 d0 1 0.9 tag\n" + written)
-    parse = runs.split_lines
+    parse = read_trec.split_lines
 
     def writer_resumes(text, kind, source):
         with open(path, "ab") as more:
             more.write(b" 0.5 tag\n1 Q0 d2 2 0.4 tag\n")
         return parse(text, kind, source)
 
-    monkeypatch.setattr(runs, "split_lines", writer_resumes)
+    monkeypatch.setattr(read_trec, "split_lines", writer_resumes)
     with pytest.raises(runs.FileChangedError, match="ranker.run: the file changed while it was read"):
-        runs.split_file(path, "run")
+        read_trec.split_file(path, "run")
 
 
 def test_unchanged_file_reads_as_it_is(tmp_path):

@@ -1,4 +1,4 @@
-"""A regular file is read whole into memory of its own (`ndcg_nb.engine.runs._read_bytes`), a chunk at a time, each
+"""A regular file is read whole into memory of its own (`ndcg_nb.engine.trec_bytes.read_checked_text`), a chunk at a time, each
 chunk checked and noted as it lands, and handed on as it lies only when its bytes are what the general text checks
 would return unchanged. Whatever path the bytes take, they are read to the same fields, lines, tags, errors and
 values as the same bytes read as a stream (an open file, which is read a chunk at a time through the guard)."""
@@ -11,8 +11,9 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from ndcg_nb.engine import runs
-from ndcg_nb.engine.runs import TrecFormatError, _FileBytes, _read_bytes, read_qrels, read_run, split_file
+from ndcg_nb.engine import read_trec, trec_bytes as runs   # the constants and the memory of the byte reader
+from ndcg_nb.engine.runs import TrecFormatError, read_qrels, read_run, split_file
+from ndcg_nb.engine.trec_bytes import _FileBytes, read_checked_text as _read_bytes
 from ndcg_nb.evaluation import evaluate
 
 TEST = Path(__file__).resolve().parent / "data" / "trec_eval" / "test"
@@ -169,8 +170,8 @@ def test_memory_released_after_reading(tmp_path, monkeypatch):
     "The text is released as `split_file` returns, not at a later collection: no reference outlives the parse."
     path = written(tmp_path, "run", RUN * 1000)
     held = []
-    real = runs._read_bytes
-    monkeypatch.setattr(runs, "_read_bytes", lambda p: held.append(weakref.ref(text := real(p))) or text)
+    real = read_trec.read_checked_text
+    monkeypatch.setattr(read_trec, "read_checked_text", lambda p: held.append(weakref.ref(text := real(p))) or text)
     gc.disable()
     try:
         table, _, tag = split_file(path, "run")

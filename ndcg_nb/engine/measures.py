@@ -18,6 +18,7 @@ from ..errors import NdcgWarning, UsageError
 from ..plugins import policies_of, resolve_policy
 from ..errors import PluginError
 from ..presets import TREC_EVAL_PRESETS, Convention
+from ..convention import TREC_OUTPUT_REQUIRES
 from ..families.base import (SUPPORTS, Measure, MeasureFamily, Parameter, family_depths, installed_families, read_depth,
                                    register_builtin)
 from ..families.judged import JudgedFamily
@@ -298,9 +299,7 @@ def _ranx_provided(text: str, name: str) -> list[Measure] | None:
     return [Measure(base + shown, k, (), fields, family="provided", preset="ranx", computed_as=_ir_text(ir_name, {}, k))]
 
 # %% ../../nbs/41_measures.ipynb #mf91e042
-_TREC_FIELDS = {"gain": "linear", "discount": "log2", "normalization": "judged", "truncation": "cut", "negative": "zero",
-                "integer_grades": True, "min_grade": None, "judged_grade": None, "unjudged_grade": None,
-                "relevance_map": None}
+_TREC_FIELDS = TREC_OUTPUT_REQUIRES        # field -> the value trec_eval's own code takes (see `convention`)
 
 def reads_as_trec_eval(conv: Convention) -> bool:
     "Whether `conv` reads judgments and ranks documents as trec_eval does (its flags -c, -J and -M aside)."

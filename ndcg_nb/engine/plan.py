@@ -15,6 +15,7 @@ import numpy as np
 from ..plugins import BoundPolicy, plugin_state, resolve_policy
 from ..errors import InputError, PluginError, UsageError
 from ..presets import FIELDS, Convention, negative_grade_refused
+from ..convention import fields_affecting
 from ..metrics.core import ListPolicies, aggregate
 from ..metrics.segments import positions_in_lists, segment_sum
 from ..families.base import MeasureFamily, measure_family
@@ -47,9 +48,8 @@ def _preset_convention(preset) -> Convention:
                           f"ndcg_nb cannot use: {exc}") from None
 
 # %% ../../nbs/42_plan.ipynb #bc0a0001
-POLICY_FIELDS = ("gain", "discount", "truncation", "normalization")
-RANKING_FIELDS = ("ties", "unjudged", "negative", "min_grade", "integer_grades", "float32_scores", "max_docs",
-                  "judged_grade", "unjudged_grade", "relevance_map")   # what the joined and ranked lines depend on
+POLICY_FIELDS = fields_affecting("policy")
+RANKING_FIELDS = fields_affecting("ranking")    # what the joined and ranked lines depend on
 ranking_key = attrgetter(*RANKING_FIELDS)   # a convention's ranking fields, as one tuple
 
 @dataclass(frozen=True)

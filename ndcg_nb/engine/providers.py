@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 from .deferred_imports import pandas as pd   # imported when first used
 
+from ..convention import required_values
 from ..errors import InputError, MissingExtraError, UsageError
 from .judgments import Judgments, MatchedRun, no_common_query_message
 from .plan import Plan, PlannedMeasure
@@ -37,8 +38,7 @@ def _import_ir_measures(names):
     return importlib.import_module("ir_measures")
 
 # %% ../../nbs/46_other_measures.ipynb #224b9100
-_REFUSED = {"judged_grade": None, "unjudged_grade": None, "relevance_map": None, "unjudged_queries": "skip",
-            "zero_grade_sum": "score", "no_hits": "score"}      # field -> the one value pytrec_eval's measures take
+_REFUSED = required_values("provider")      # field -> the one value pytrec_eval's measures take
 _ORDERS = ("docno", "docno_ascending", "input")                  # the tie orders made for pytrec_eval
 
 def _check_convention(name: str, convention) -> None:
