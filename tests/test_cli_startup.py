@@ -54,9 +54,9 @@ def test_the_parser_imports_nothing_heavy():
     result = json.loads(done.stdout)
     modules = set(result["modules"])
     assert not modules & set(HEAVY), f"building the parser imported {sorted(modules & set(HEAVY))}"
-    # the convention's field descriptions (presets) give the choices of its options; the command line's own modules
+    # the convention's field descriptions (convention) give the choices of its options; the command line's own modules
     assert {m for m in modules if m.startswith("ndcg_nb.") and not m.startswith("ndcg_nb.cli.")} == \
-        {"ndcg_nb.__main__", "ndcg_nb.errors", "ndcg_nb.presets", "ndcg_nb.cli"}
+        {"ndcg_nb.__main__", "ndcg_nb.errors", "ndcg_nb.convention", "ndcg_nb.cli"}
     # the parser did its job: the version, and each subcommand's options
     assert result["shown"]["--version"] == "ndcg-nb 0.0.test\n"
     assert "{" + ",".join(SUBCOMMANDS) + "}" in result["shown"]["--help"]

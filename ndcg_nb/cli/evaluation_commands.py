@@ -13,7 +13,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from ..presets import CONVENTION_CHOICES
+from ..convention import CONVENTION_CHOICES
 from .arguments import path_argument, runs_of, shown_input, take_run_names, whole_number_at_least
 from .options import convention_options, convention_overrides, qrels_duplicates_option
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 
 from ..errors import UsageError
-from ..presets import CONVENTION_CHOICES, FIELDS, read_field
+from ..convention import CONVENTION_CHOICES, FIELDS, read_field
 from .arguments import whole_number_at_least
 
 # %% auto #0
