@@ -34,7 +34,7 @@ SAMPLE_RUN_B = Path(str(importlib.resources.files("ndcg_nb") / "data" / "sample_
 # %% ../../nbs/53_comparison.ipynb #22964036
 def _file_name(run, frame: pd.DataFrame, i: int) -> str:
     "The name of the file `run` was read from (standard input's is `<stdin>`), else `run<i>`."
-    source = frame.attrs.get("source", "run")        # a file's path as its reader (engine.inputs) recorded it
+    source = run if isinstance(run, (str, Path)) else frame.attrs.get("source", "run")
     return Path(source).name if source != "run" else f"run{i + 1}"      # "run": a frame or dict of the user's
 
 def _list_names(runs: list, read: list[pd.DataFrame]) -> list[str]:

@@ -214,7 +214,7 @@ def eval_command(commands):
                     "(trec_eval's map, P.K, recall.K, recip_rank, Rprec, success.K, map_cut.K) is computed by ndcg_nb "
                     "under the trec_eval preset, as trec_eval 10.0 computes it; under other presets, and bpref, "
                     "set_P, ..., ir_measures' AP, P@K, R@K, RR, ... and ranx's map@K, precision@K, recall@K, mrr, by "
-                    "ir_measures with pytrec_eval (the ir_measures extra). FAMILY@K names a measure family a plugin adds (see `ndcg-nb plugins`). A measure named "
+                    "ir_measures with pytrec_eval (the ir_measures extra). Judged@K is ir_measures' judgment rate, hole@K BEIR's share of unannotated documents; FAMILY@K names a measure family a plugin adds (see `ndcg-nb plugins`). A measure named "
                     "twice is printed once. Output: trec_eval's three columns.")
     evaluation.add_argument("qrels", type=path_argument, help="TREC qrels file (qid iter docno rel), plain or gzip; - reads "
                             "standard input")

@@ -54,11 +54,15 @@ PARQUET_STREAM, TREC_STREAM, ARROW_TABLE, RANX = "open Parquet file", "open TREC
 RECORDS, DATASET, RECORD_ITERATOR = "ir_datasets / ir_measures records", "ir_datasets dataset", "iterator of records"
 DASK_FRAME, SPARK_FRAME = "Dask DataFrame", "Spark DataFrame"
 
+def _is_dict(data) -> bool:
+    "A dict (a ranx `Run` that is one is ranx's): an exact `dict` is told by one look at its type."
+    return type(data) is dict or (isinstance(data, dict) and not is_ranx(data))
+
 def _records(data) -> bool:
     return isinstance(data, (list, tuple)) and (not data or record_fields(data[0]) is not None)
 
 INPUT_KINDS = (
-    InputKind(NESTED_DICT, lambda data: isinstance(data, dict), read_dict),
+    InputKind(NESTED_DICT, _is_dict, read_dict),
     InputKind(PARQUET_FILE, lambda data: is_path(data) and is_parquet_path(data), read_parquet),
     InputKind(TREC_FILE, is_path, read_trec),
     InputKind(FRAME, is_frame, read_frame, says_what=True),
@@ -155,7 +159,7 @@ _ONE_RUN = {TREC_FILE, PARQUET_FILE, FRAME, ARROW_TABLE}
 
 def _is_one_run(value) -> bool:
     "Whether `value`, a value of a dict, is one run (rather than a query's dict of scores)."
-    if isinstance(value, dict):            # a run as a nested dict: its values are dicts of scores
+    if _is_dict(value):                    # a run as a nested dict: its values are dicts of scores
         return bool(value) and all(isinstance(inner, dict) for inner in value.values())
     found = input_kind(value)
     return found in _ONE_RUN or (found == RANX and is_ranx(value, "run")) or (found == RECORDS and is_records(value))

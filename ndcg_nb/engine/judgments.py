@@ -25,7 +25,7 @@ from .matching import (JoinedRun, MatchedRun, items_at, join_run, judged_grades,
                                      refuse_negative_judgments)
 from ..metrics.core import numpy_argsort_order
 from ..metrics.trec_measures import relevance_levels
-from ..presets import CONVENTION_CHOICES, Convention
+from ..convention import CONVENTION_CHOICES, Convention, fields_affecting
 from .plan import RANKING_FIELDS, apply_grade_rules
 from ..metrics.segments import distinct, lengths_from_offsets, offsets_from_lengths, ranks_from_lengths, sorted_desc, tie_runs, uniform_length
 
@@ -299,7 +299,7 @@ def ranked_batch(joined: JoinedRun, n_queries: int, convention: Convention,
     return batch, groups, order
 
 # %% ../../nbs/43_judgments.ipynb #a4db1b89
-POOL_FIELDS = ("judged_grade", "ideal_grades", "integer_grades", "negative", "min_grade", "ideal_negatives", "relevance_map")
+POOL_FIELDS = fields_affecting("pool")     # what the judged pool (and so the ideal) depends on
 _pool_key = attrgetter(*POOL_FIELDS)
 
 def pool_order(qrels_query: np.ndarray) -> np.ndarray:
