@@ -52,8 +52,9 @@ SPHINX_CONF_DIR = ROOT / "tools" / "docs_sphinx"
 
 # sidebar order, after the home page: the API reference comes in one section per layer of the package, the
 # notebooks exporting a subpackage's modules (`#| default_exp engine.scoring`) under its caption
-API_SECTIONS = {"": "API: plugins and front door", "metrics": "API: metrics on lists", "engine": "API: engine",
-                "analysis": "API: analysis", "integrations": "API: integrations"}
+API_SECTIONS = {"": "API: plugins and front door", "metrics": "API: metrics on lists",
+                "families": "API: measure families", "engine": "API: engine", "analysis": "API: analysis",
+                "integrations": "API: integrations", "cli": "API: command line"}
 SECTIONS = ("Tutorials", "Guides", *API_SECTIONS.values())
 _DIRECTIVE = re.compile(r"^\s*#\|\s*([\w-]+)\s*:?\s*(.*?)\s*$")
 
@@ -79,8 +80,8 @@ def _config():
 
 
 def _page_name(notebook: Path) -> str:
-    "nbdev/Quarto's page name: the file name without its numeric prefix, as in `03_core` -> `core`."
-    return re.sub(r"^\d+[_-]", "", notebook.stem)
+    "nbdev/Quarto's page name: the file name without its numeric prefix, as in `03_core` -> `core`, `39f_read_parquet` -> `read_parquet`."
+    return re.sub(r"^\d+[a-z]?[_-]", "", notebook.stem)
 
 
 def _default_exp(notebook: Path) -> str | None:
