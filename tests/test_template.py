@@ -17,7 +17,7 @@ def test_new_plugin_installs_and_passes_its_own_tests(tmp_path):
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(root / "tests")],
                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "4 passed" in done.stdout
+    assert "5 passed" in done.stdout
     listing = subprocess.run([sys.executable, "-c", "from ndcg_nb.__main__ import main; raise SystemExit(main(['plugins']))"],
                              capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
     assert listing.returncode == 0, listing.stderr
