@@ -13,7 +13,7 @@ import numpy as np
 from .errors import UsageError
 from .hookspecs import hookimpl
 from .metrics.segments import ranks_from_lengths
-from .convention import SIGNED_ZERO_IDCG, SKIPPED_ZERO_IDCG, ZERO_IDCG_POLICIES   # importable from here as before
+from .convention import SIGNED_ZERO_IDCG, SKIPPED_ZERO_IDCG, ZERO_IDCG_POLICIES   # importable from here too
 
 # %% auto #0
 __all__ = ['linear_gain', 'exponential_gain', 'table_gain', 'positive_gain', 'shifted_exponential_gain', 'int32_exponential_gain',

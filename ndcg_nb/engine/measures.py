@@ -19,7 +19,8 @@ from ..plugins import policies_of, resolve_policy
 from ..errors import PluginError
 from ..presets import TREC_EVAL_PRESETS, Convention
 from ..convention import TREC_OUTPUT_REQUIRES
-from ..families.base import (SUPPORTS, Measure, MeasureFamily, Parameter, family_depths, installed_families, read_depth,
+from ..families.base import (SUPPORTS, Measure, MeasureFamily, Parameter, builtin_families, family_depths, installed_families,
+                                   plugin_families, read_depth,
                                    register_builtin)
 from ..families.judged import JudgedFamily
 from ..families.hole import HoleFamily
@@ -334,8 +335,18 @@ class NdcgFamily(MeasureFamily):
                   Parameter("gains", (), "trec_eval's gain table, (grade, gain) pairs"))
     supports, has_sums = frozenset(SUPPORTS), True
 
-    def read(self, text: str, name: str) -> None:
-        return None                                 # the dialects' readers read its names
+    def read(self, text: str, name: str) -> list[Measure] | None:
+        "ir_measures' `nDCG@K` and `nDCG(...)@K`, ranx's `ndcg@K` and `ndcg_burges@K`, trec_eval's `ndcg`, `ndcg.TABLE`, `ndcg_cut.K`."
+        for reader in (_ir_ndcg, _ranx_ndcg, self._trec_table, _trec_cut, _misspelt_ndcg):
+            measures = reader(text, name)
+            if measures is not None:
+                return measures
+        return None
+
+    def _trec_table(self, text: str, name: str) -> list[Measure] | None:
+        "trec_eval's name of this family, alone or with a gain table (`_trec_family` reads all five such names)."
+        measures = _trec_family(text, name)
+        return measures if measures is not None and measures[0].family == self.name else None
 
     def written(self) -> str:
         return ""
@@ -371,6 +382,10 @@ class SumFamily(NdcgFamily):
 
     def __init__(self, name: str):
         self.name, self.description = name, f"trec_eval's {name}: a sum, not a ratio"
+
+    def read(self, text: str, name: str) -> list[Measure] | None:
+        "trec_eval's name of this family, alone or with a gain table (`dcg`, `dcg.1=3,2=9`)."
+        return self._trec_table(text, name)
 
     def planned(self, measure: Measure, convention: Convention) -> Measure:
         return measure
@@ -430,7 +445,12 @@ class ProvidedFamily(MeasureFamily):
     name, description = "provided", "measures ir_measures computes (AP, P, R, RR, Rprec, Bpref, Success, Set*)"
     supports = frozenset({"dask", "spark", "cli"})     # on Dask and Spark only where ndcg_nb computes them
 
-    def read(self, text: str, name: str) -> None:
+    def read(self, text: str, name: str) -> list[Measure] | None:
+        "trec_eval's (`map`, `P.10`), ir_measures' (`AP`, `P(rel=2)@10`) and ranx's (`map@100`, `mrr`) names."
+        for reader in (_trec_provided, _ir_provided, _ranx_provided):
+            measures = reader(text, name)
+            if measures is not None:
+                return measures
         return None
 
     def written(self) -> str:
@@ -500,9 +520,6 @@ def _from_ir_object(found: tuple, name: str) -> list[Measure]:
                          f"{', '.join(IR_MEASURES_PROVIDED)}; not {measure}")
     return [_ir_provided_measure(measure, params, k, name)]
 
-_READERS = (_ir_ndcg, _ranx_ndcg, _trec_family, _trec_cut, _misspelt_ndcg, _trec_provided, _ir_provided,
-            _ranx_provided, _plugin_measure)
-
 def parse_measure(name) -> list[Measure]:
     "The measures one name stands for, in trec_eval's, ir_measures' or ranx's dialect, or an ir_measures object."
     found = _ir_object(name)
@@ -511,11 +528,14 @@ def parse_measure(name) -> list[Measure]:
     if not isinstance(name, str):
         raise UsageError(f"a measure is a name or an ir_measures measure, not {type(name).__name__}")
     text = name.strip()
-    for read in _READERS:
-        measures = read(text, name)
+    for family in builtin_families().values():          # each reads its own names, in every dialect
+        measures = family.read(text, name)
         if measures is not None:
             return measures
-    for family in installed_families().values():
+    measures = _plugin_measure(text, name)              # a plugin's convention family (`register_measures`)
+    if measures is not None:
+        return measures
+    for family in plugin_families().values():           # a plugin's family of its own (`register_measure_families`)
         measures = family.read(text, name)
         if measures is not None:
             return measures

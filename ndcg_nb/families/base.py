@@ -20,7 +20,8 @@ from ..plugins import plugin_manager, plugin_state
 
 # %% auto #0
 __all__ = ['SUPPORTS', 'SCORERS', 'Measure', 'Parameter', 'RankedQueries', 'read_depth', 'family_depths', 'MeasureFamily',
-           'checked_values', 'register_builtin', 'installed_families', 'measure_family']
+           'checked_values', 'register_builtin', 'plugin_families', 'builtin_families', 'installed_families',
+           'measure_family']
 
 # %% ../../nbs/35_measure_families.ipynb #10368ab3
 @dataclass(frozen=True)
@@ -240,13 +241,21 @@ def _collected() -> dict[str, MeasureFamily]:
                               f"{type(exc).__name__}: {exc}") from exc
     return found
 
-# %% ../../nbs/35_measure_families.ipynb #1e2e91db
-def installed_families() -> dict[str, MeasureFamily]:
-    "Every measure family by name: ndcg_nb's own, then the plugins'."
+# %% ../../nbs/35_measure_families.ipynb #bc0a5e36
+def plugin_families() -> dict[str, MeasureFamily]:
+    "The measure families the installed plugins register, by name, in the order the plugins were registered."
     state = plugin_state()
     if _FROM_PLUGINS.get("state") is not state:
         _FROM_PLUGINS.update(state=state, families=_collected())
-    return {**_BUILTIN, **_FROM_PLUGINS["families"]}
+    return _FROM_PLUGINS["families"]
+
+def builtin_families() -> dict[str, MeasureFamily]:
+    "ndcg_nb's own measure families by name, in the order they were registered."
+    return dict(_BUILTIN)
+
+def installed_families() -> dict[str, MeasureFamily]:
+    "Every measure family by name: ndcg_nb's own, then the plugins'."
+    return {**_BUILTIN, **plugin_families()}
 
 def measure_family(name: str) -> MeasureFamily:
     "The family called `name`."
