@@ -21,8 +21,8 @@ from .tidy import check_duplicates_rule
 from .read_dicts import dict_lines, text_keys
 from .ids import (arrow_strings, id_codes, id_form, id_forms_differ, id_names, id_positions,
                                 no_common_query_message)
-from .matching import (JoinedRun, MatchedRun, items_at, join_run, judged_grades, match_dict_run, match_run,
-                                     refuse_negative_judgments)
+from .matching import (HeldRunIds, JoinedRun, MatchedRun, items_at, join_run, judged_grades, match_dict_run,
+                                     match_run, refuse_negative_judgments)
 from ..metrics.core import numpy_argsort_order
 from ..metrics.trec_measures import relevance_levels
 from ..convention import CONVENTION_CHOICES, Convention, fields_affecting
@@ -63,6 +63,7 @@ class Judgments:
     pools: dict = field(default_factory=dict, repr=False)   # what the pool depends on -> the pool
     ideals: dict = field(default_factory=dict, repr=False)  # the same -> the ideal rankings made from that pool
     no_negative: set = field(default_factory=set, repr=False)   # grade rules under which no judgment reads negative
+    run_ids: HeldRunIds = field(default_factory=HeldRunIds, repr=False)   # the ids of dict runs met (`HeldRunIds`)
 
     @classmethod
     def of(cls, qrels: pd.DataFrame) -> "Judgments":
@@ -208,10 +209,24 @@ SMALL_TIES = 64   # up to this many tied lines are ordered by Python's sort; mor
 MANY_TEXT_TIES = 1 << 17   # ids given as `str` (dicts) go to Arrow from this many tied lines: below, Python's sort
                            # costs less than importing pyarrow and building its text
 
+def _integer_tie_order(run: np.ndarray, keys: np.ndarray, direction: str) -> np.ndarray | None:
+    """The stable order of tied lines by their run, then by integer `keys` in `direction`: one NumPy sort of one
+    integer per line, run and key side by side; None where that integer would not fit in 63 bits."""
+    low, high = int(keys.min()), int(keys.max())
+    span = high - low + 1
+    if int(run.min()) < 0 or (int(run.max()) + 1) * span >= 1 << 63:
+        return None
+    within = keys - keys.min() if direction == "ascending" else keys.max() - keys    # in 0 .. span - 1
+    return np.argsort(run * span + within.astype(np.int64), kind="stable")
+
 def _tie_order(run: np.ndarray, keys, direction: str) -> np.ndarray:
-    """The stable order of tied lines by their run of ties, then by `keys` (Arrow text, numbers, or a list of `str`,
-    sorted by Python, or from `MANY_TEXT_TIES` lines on made Arrow text unless one holds a lone surrogate) in
-    `direction`."""
+    """The stable order of tied lines by their run of ties, then by `keys` (integers, by `_integer_tie_order`; Arrow
+    text or other numbers; or a list of `str`, sorted by Python, or from `MANY_TEXT_TIES` lines on made Arrow text
+    unless one holds a lone surrogate) in `direction`."""
+    integers = isinstance(keys, np.ndarray) and keys.dtype.kind in "iu" and len(keys)
+    order = _integer_tie_order(run, keys, direction) if integers else None
+    if order is not None:
+        return order
     if len(run) >= MANY_TEXT_TIES and isinstance(keys, list):
         keys = _arrow_or_list(keys)
     if len(run) > SMALL_TIES and not isinstance(keys, list):

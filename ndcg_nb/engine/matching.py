@@ -21,8 +21,8 @@ from ..presets import Convention, negative_grade_refused
 from ..metrics.segments import offsets_from_lengths, sorted_desc
 
 # %% auto #0
-__all__ = ['MatchedRun', 'JoinedRun', 'match_run', 'judged_grades', 'refuse_negative_judgments', 'join_run', 'items_at',
-           'match_dict_run']
+__all__ = ['TABLE_LINES', 'MatchedRun', 'JoinedRun', 'match_run', 'judged_grades', 'refuse_negative_judgments', 'join_run',
+           'items_at', 'match_dict_run', 'RunIds', 'HeldRunIds']
 
 # %% ../../nbs/43a_matching.ipynb #e89a9b7f
 @dataclass
@@ -176,6 +176,16 @@ def _looked_up(queries: list, lengths: np.ndarray, docs: list, grade_of: dict) -
         map(itertools.repeat, map(grade_of.get, queries, itertools.repeat(_NOTHING_JUDGED)), lengths.tolist()))
     return np.fromiter(map(dict.get, judged_of_line, docs, itertools.repeat(np.nan)), dtype=float, count=len(docs))
 
+def _grades_and_codes(queries: list, lengths: np.ndarray, docs: list, query: np.ndarray,
+                      judgments: Judgments) -> tuple[np.ndarray, np.ndarray | None]:
+    """Each line's grade (NaN where none judges it) and its document's code among the ids held judgments remember
+    (`HeldRunIds`), found by integers; without such codes (None), the grades looked up by text."""
+    held = judgments.run_ids.covering(docs, judgments)
+    if held is None:
+        return _looked_up(queries, lengths, docs, judgments.grade_of), None
+    table, codes = held
+    return table.grades(query, codes), codes
+
 
 def _top_lines(score: np.ndarray, lengths: np.ndarray, depth: int) -> np.ndarray:
     """Of lines grouped by query (`lengths` to each), those scoring at least their query's `depth`-th best score: every
@@ -206,13 +216,77 @@ def match_dict_run(run: dict, judgments: Judgments, depth: int | None = None) ->
             docs, score = _kept(docs, top), score[top]
             kept = np.r_[0, np.cumsum(top)][offsets_from_lengths(lengths)]
             lengths = kept[1:] - kept[:-1]
-    grade = _looked_up(queries, lengths, docs, judgments.grade_of)
-    if len(grade) and np.isnan(grade[:1024]).all() and np.isnan(grade).all():     # no line judged
-        _refuse_forms(judgments.doc_names[np.unique(judgments.doc)], list(dict.fromkeys(docs)))
     index = np.fromiter(map(judgments.query_at.get, queries, itertools.repeat(-1)), dtype=np.int64, count=len(queries))
     query, keep = np.repeat(index, lengths), np.repeat(index >= 0, lengths)
+    grade, codes = _grades_and_codes(queries, lengths, docs, query, judgments)
+    if len(grade) and np.isnan(grade[:1024]).all() and np.isnan(grade).all():     # no line judged
+        _refuse_forms(judgments.doc_names[np.unique(judgments.doc)], list(dict.fromkeys(docs)))
     if not keep.all():
         query, docs, score, grade = query[keep], _kept(docs, keep), score[keep], grade[keep]
+        codes = None if codes is None else codes[keep]
     ran = np.asarray([query for query, n in zip(queries, lengths.tolist()) if n], dtype=object)
     return MatchedRun(query, np.arange(len(query)), docs, score, None, np.bincount(query, minlength=len(judgments.queries)) > 0,
-                      ran, grade=grade)
+                      ran, doc_order=codes, grade=grade)
+
+# %% ../../nbs/43a_matching.ipynb #3f5d1778
+TABLE_LINES = 1 << 20   # held judgments remember the ids of dict runs of up to this many lines
+
+@dataclass(eq=False)
+class RunIds:
+    "The distinct document ids of one dict run, each with a code in their order, and the judgments of those documents."
+    code_of: dict          # document id -> its place among the ids in Python's order of `str` (UTF-8 byte order)
+    query: np.ndarray      # each judgment of one of these documents: its query (index into the judged queries),
+    doc: np.ndarray        # its document's code
+    grade: np.ndarray      # and its grade, as `Judgments.grade_of` holds it
+    served: int = 0        # the runs it matched, besides the one it was made from
+
+    @classmethod
+    def of(cls, docs: list, judgments: Judgments) -> "RunIds":
+        "The table of the ids `docs` (text), with the judgments (`grade_of`) of those documents."
+        ids = sorted(set(docs))
+        code_of = dict(zip(ids, range(len(ids))))
+        judged = list(judgments.grade_of.values())
+        counts = np.fromiter(map(len, judged), dtype=np.int64, count=len(judged))
+        at = np.fromiter(map(judgments.query_at.__getitem__, judgments.grade_of), dtype=np.int64, count=len(judged))
+        doc = np.fromiter(map(code_of.get, itertools.chain.from_iterable(judged), itertools.repeat(-1)),
+                          dtype=np.int64, count=int(counts.sum()))
+        grade = np.fromiter(itertools.chain.from_iterable(map(dict.values, judged)), dtype=float, count=len(doc))
+        kept = doc >= 0
+        return cls(code_of, np.repeat(at, counts)[kept], doc[kept], grade[kept])
+
+    def codes(self, docs: list) -> np.ndarray | None:
+        "The code of each of `docs`; None if one is not in the table."
+        try:
+            return np.fromiter(map(self.code_of.__getitem__, docs), dtype=np.int64, count=len(docs))
+        except KeyError:
+            return None
+
+    def grades(self, query: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        "The grade of each line's query (index into the judged queries) and document (`codes`), NaN where none judges it."
+        found = line_by_doc(query, codes, self.query, self.doc, max(len(self.code_of), 1))
+        grades = np.full(len(found), np.nan)
+        grades[found >= 0] = self.grade[found[found >= 0]]
+        return grades
+
+# %% ../../nbs/43a_matching.ipynb #20e90958
+@dataclass(eq=False)
+class HeldRunIds:
+    "What judgments remember of the ids of the dict runs matched against them: the `RunIds` of one run, made when due."
+    table: RunIds | None = None
+    missed: int = 0        # the dict runs matched since the table was made, or since the first, that it did not hold
+    wait: int = 2          # how many such runs make the next table
+
+    def covering(self, docs: list, judgments: Judgments) -> tuple[RunIds, np.ndarray] | None:
+        "The table and the code of each of `docs`, if it holds them all (made from `docs` when due); else None."
+        table = self.table
+        codes = None if table is None else table.codes(docs)
+        if codes is not None:
+            table.served += 1
+            return table, codes
+        self.missed += 1
+        if self.missed < self.wait or len(docs) > TABLE_LINES:
+            return None
+        if table is not None:
+            self.wait = 2 if table.served else 2 * self.wait
+        self.table, self.missed = RunIds.of(docs, judgments), 0
+        return self.table, self.table.codes(docs)

@@ -299,6 +299,21 @@ def _ranx_provided(text: str, name: str) -> list[Measure] | None:
                          (f"{family}@K" if k is None else f"{family}, without a depth"))
     return [Measure(base + shown, k, (), fields, family="provided", preset="ranx", computed_as=_ir_text(ir_name, {}, k))]
 
+# %% ../../nbs/41_measures.ipynb #555edd6c
+def _trec_cut(text: str, name: str) -> list[Measure] | None:
+    "trec_eval's `ndcg_cut` (its nine depths) and `ndcg_cut.K1,K2` (or `ndcg_cut_K`), or None for another name."
+    if text == "ndcg_cut":
+        return [Measure(f"ndcg_cut_{k}", k) for k in TREC_CUTOFFS]
+    cut = re.fullmatch(r"ndcg_cut[._](\S+)", text)
+    return None if cut is None else [Measure(f"ndcg_cut_{k}", k) for k in _trec_depths(cut.group(1), "ndcg_cut", name)]
+
+def _misspelt_ndcg(text: str, name: str) -> None:
+    "An error for NDCG at a depth in a spelling no dialect has (`NDCG@10`); None for any other name."
+    if re.fullmatch(r"(?i)ndcg(?:@\S+)?", text):
+        raise UsageError(f"measure {name!r}: names are case-sensitive, as in the tools they come from; write "
+                         "nDCG@K (ir_measures': judged queries missing from the run count 0), ndcg@K (ranx's) or "
+                         "ndcg_cut.K (trec_eval's: they are left out)")
+
 # %% ../../nbs/41_measures.ipynb #mf91e042
 _TREC_FIELDS = TREC_OUTPUT_REQUIRES        # field -> the value trec_eval's own code takes (see `convention`)
 
@@ -493,20 +508,6 @@ def _unknown_measure(name: str) -> UsageError:
                       f"{_other_families()}{installed} (see `ndcg-nb plugins`)")
 
 # %% ../../nbs/41_measures.ipynb #8bf07290
-def _trec_cut(text: str, name: str) -> list[Measure] | None:
-    "trec_eval's `ndcg_cut` (its nine depths) and `ndcg_cut.K1,K2` (or `ndcg_cut_K`), or None for another name."
-    if text == "ndcg_cut":
-        return [Measure(f"ndcg_cut_{k}", k) for k in TREC_CUTOFFS]
-    cut = re.fullmatch(r"ndcg_cut[._](\S+)", text)
-    return None if cut is None else [Measure(f"ndcg_cut_{k}", k) for k in _trec_depths(cut.group(1), "ndcg_cut", name)]
-
-def _misspelt_ndcg(text: str, name: str) -> None:
-    "An error for NDCG at a depth in a spelling no dialect has (`NDCG@10`); None for any other name."
-    if re.fullmatch(r"(?i)ndcg(?:@\S+)?", text):
-        raise UsageError(f"measure {name!r}: names are case-sensitive, as in the tools they come from; write "
-                         "nDCG@K (ir_measures': judged queries missing from the run count 0), ndcg@K (ranx's) or "
-                         "ndcg_cut.K (trec_eval's: they are left out)")
-
 def _from_ir_object(found: tuple, name: str) -> list[Measure]:
     "The measure of an ir_measures object's (name, parameters, depth)."
     measure, params, k = found
