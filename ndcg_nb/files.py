@@ -42,6 +42,7 @@ def _temporary(target: Path) -> tuple[int, Path]:
             raise type(exc)(exc.errno, exc.strerror, str(target)) from None
     raise FileExistsError(errno.EEXIST, "no free name for a temporary file beside it", str(target))
 
+# %% ../nbs/02_files.ipynb #1b6f433b
 def _keep_mode(temporary: Path, target: Path) -> None:
     "Give `temporary` the permission bits of `target`, the file it is to replace, if there is one."
     try:
@@ -50,6 +51,7 @@ def _keep_mode(temporary: Path, target: Path) -> None:
         return
     os.chmod(temporary, mode)
 
+# %% ../nbs/02_files.ipynb #cd0a741d
 def _sync_folder(folder: Path) -> None:
     "Put a rename in `folder` on disk too; where a folder cannot be opened or synced (Windows), nothing."
     try:
@@ -63,17 +65,22 @@ def _sync_folder(folder: Path) -> None:
     finally:
         os.close(fd)
 
-# %% ../nbs/02_files.ipynb #wf000013
+# %% ../nbs/02_files.ipynb #d12ffdbf
 _MODES = ("w", "wt", "wb")
 
+def _open_options(mode: str, encoding: str | None, newline: str | None) -> dict:
+    "The keyword arguments `open` takes to write a file anew in `mode`: text in `encoding` (UTF-8 unless given), or bytes."
+    if mode not in _MODES:
+        raise ValueError(f"whole_file writes a file anew: mode is one of {', '.join(_MODES)}, got {mode!r}")
+    return dict(encoding=encoding or "utf-8", newline=newline) if "b" not in mode else {}
+
+# %% ../nbs/02_files.ipynb #wf000013
 @contextlib.contextmanager
 def whole_file(path, mode: str = "wb", *, encoding: str | None = None, newline: str | None = None):
     """A file object to write `path` with, in `mode` (`"wb"`, or `"w"` for text in `encoding`, UTF-8 unless given): a
     temporary file beside `path` that, flushed and synced, replaces it when the block ends without an error; on any
     error or interruption it is removed, and `path` is left as it was."""
-    if mode not in _MODES:
-        raise ValueError(f"whole_file writes a file anew: mode is one of {', '.join(_MODES)}, got {mode!r}")
-    text = dict(encoding=encoding or "utf-8", newline=newline) if "b" not in mode else {}
+    text = _open_options(mode, encoding, newline)
     if _in_place(Path(path)):
         with open(path, mode, **text) as handle:
             yield handle
@@ -123,6 +130,7 @@ def _new_folder(target: Path) -> Path:
             raise type(exc)(exc.errno, exc.strerror, str(target)) from None
     raise FileExistsError(errno.EEXIST, "no free name for a temporary folder beside it", str(target))
 
+# %% ../nbs/02_files.ipynb #69b75a50
 @contextlib.contextmanager
 def whole_folder(path):
     """A temporary folder beside `path` to fill: renamed to `path` (which must not exist) when the block ends

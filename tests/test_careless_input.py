@@ -1,5 +1,7 @@
-"""Issue 31: careless input, second round. Each case got a silent wrong number, a bomb's memory or an error that
-pointed elsewhere before; each now gets the plain mean or an error naming what the user wrote."""
+"""Careless input: swapped qrels and run of any kind, a run given as subtopic qrels, query weights at any scale,
+parameters given twice, a NaN weight, a gzip bomb of one repeated line, query ids that print alike, empty and UTF-16
+inputs, numbers beyond floating point. Each must get the right number (the plain mean for equal weights) or an error
+naming what the user wrote, never a silent wrong number, unbounded memory, or an error that points elsewhere."""
 import gzip
 import resource
 import subprocess

@@ -1,4 +1,4 @@
-"""The command line as users of other tools reach for it (issue 20): `eval` takes `score`'s policy
+"""The command line as users of other tools reach for it: `eval` takes `score`'s policy
 options, swapped qrels and run get "did you swap qrels and run?", `--quiet` keeps Dask's log lines
 off standard error, and `compare --p-value interval` gives a bootstrap p-value that agrees with its
 interval."""

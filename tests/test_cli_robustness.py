@@ -1,4 +1,4 @@
-"""The command line under careless use (issue 22): Ctrl-C, a reader that goes away, `--set` values, counts out of
+"""The command line under careless use: Ctrl-C, a reader that goes away, `--set` values, counts out of
 range, empty paths, judged-twice qrels, swapped arguments, plugin names pip refuses, a query called `all`."""
 import os
 import signal
@@ -162,7 +162,7 @@ def test_qrels_duplicates_option(capsys, judged_twice, choice):
     assert (code, err, out.rstrip("\n")) == (0, "", expected.to_trec(per_query=True))
     if choice == "first":     # the first judgment is the sample's own: the sample's numbers
         assert out == run_cli(capsys, "eval", SAMPLE_QRELS, SAMPLE_RUN, "-q")[1]
-    else:                     # DOC-101-00 now graded 3: query 101 changes
+    else:                     # DOC-101-00 graded 3 by the last judgment: query 101 changes
         assert out != run_cli(capsys, "eval", SAMPLE_QRELS, SAMPLE_RUN, "-q")[1]
 
 
@@ -236,10 +236,10 @@ def test_swapped_arguments_hint_in_compare(capsys, tmp_path):
 
 
 def test_run_given_as_qrels(capsys, tmp_path):
-    "Two runs (`eval RUN_A RUN_B`): refused once the reader refuses 6-field qrels lines, then with the hint."
+    "Two runs (`eval RUN_A RUN_B`): the second file's 6-field lines are refused as qrels, with the hint to swap them."
     code, _, err = run_cli(capsys, "eval", SAMPLE_RUN, SAMPLE_RUN)
     if code == 0:
-        pytest.xfail("the qrels reader still takes 6-field lines (issue 22, owned by the reader's developer)")
+        pytest.xfail("the qrels reader takes 6-field lines, so a run given as qrels is read without complaint")
     assert code == 1 and "did you swap qrels and run?" in err
 
 

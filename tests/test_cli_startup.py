@@ -1,4 +1,4 @@
-"""Start-up of the command line (issue 20): `ndcg-nb --version` and `--help` load nothing heavy.
+"""Start-up of the command line: `ndcg-nb --version` and `--help` load nothing heavy.
 
 Two parts. The command line's own module: building the parser and reading `--version`, `--help`
 and every subcommand's `--help` import no heavy module (pandas, NumPy, pyarrow, matplotlib,

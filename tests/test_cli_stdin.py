@@ -1,4 +1,4 @@
-"""Issue 30: the command line reads the qrels or one run from `-` (standard input), as trec_eval users pipe runs:
+"""The command line reads the qrels or one run from `-` (standard input), as trec_eval users pipe runs:
 `cat run | ndcg-nb eval qrels -`. Plain or gzip; errors name `<stdin>` and the line; `-` twice is refused. Piped
 through real processes, and in-process with `sys.stdin` replaced."""
 import gzip

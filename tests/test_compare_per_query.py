@@ -1,4 +1,4 @@
-"""Issue 30: `compare` per query. `ndcg-nb compare ... -q` prints each run's value and its difference from the
+"""`compare` per query. `ndcg-nb compare ... -q` prints each run's value and its difference from the
 baseline on each query, in each `--format`; `RunsEvaluation.per_query_table()` is the same table in Python."""
 import io
 import json

@@ -1,4 +1,4 @@
-"""Issue 13's fixture package (tests/context_plugin): a truncation that asks for context, a normalization
+"""The fixture package tests/context_plugin: a truncation that asks for context, a normalization
 and two measures, installed through its entry point and used by name from the command line."""
 import json
 import os

@@ -1,4 +1,4 @@
-"""Every preset against its tool on the 37 shared cases of issue 19 (tests/data/conventions/cases.json).
+"""Every preset against its tool on the 37 shared cases of the census (tests/data/conventions/cases.json).
 
 The tools' values are in tests/data/conventions/results_<tool>.json (the tool run by the census) or
 results_<tool>_derived.json (a transcription of the tool's cited source, for tools that cannot run here); see
@@ -243,7 +243,7 @@ def test_ranx_truncates_grades():
     assert ours("ranx", case) == pytest.approx(expected, abs=TOL, rel=0)
 
 
-# --- what the tools do where a preset once disagreed (issue 30) -------------------------------------------------------
+# --- what the tools do where a preset must follow an unusual rule ------------------------------------------------------
 
 def test_spark_default_is_what_pyspark_returns():
     """Case basic judges d03 with grade 0: PySpark, given the qrels as (labels, relevances), counts d03 relevant (1.0);

@@ -1,4 +1,4 @@
-"""Issue 30: `ndcg_dataset(labels, k, scores=..., qid=...)` groups rows by query as `ndcg(..., qid=...)` does, and
+"""`ndcg_dataset(labels, k, scores=..., qid=...)` groups rows by query as `ndcg(..., qid=...)` does, and
 agrees with scikit-learn's `ndcg_score` on the same queries laid out as rows of a matrix."""
 import numpy as np
 import pandas as pd

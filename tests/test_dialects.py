@@ -1,5 +1,5 @@
-"""A measure's dialect decides its convention when no preset is named (issue 30, section 1), and a measure named
-twice is computed once (section 3). The numbers are the tools' own, run here: pytrec_eval for trec_eval's names,
+"""A measure's dialect decides its convention when no preset is named, and a measure named
+twice is computed once. The numbers are the tools' own, run here: pytrec_eval for trec_eval's names,
 ir_measures for ir_measures', ranx for ranx's."""
 import json
 

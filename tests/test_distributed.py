@@ -118,7 +118,7 @@ def test_presets_the_partitions_cannot_carry_are_refused(client, preset):
 
 
 def test_dialects_each_their_convention(client):
-    "Issue 30: with no preset named, trec_eval's, ir_measures' and ranx's names take their own conventions on Dask too."
+    "With no preset named, trec_eval's, ir_measures' and ranx's names take their own conventions on Dask too."
     ours, _ = same(SAMPLE_QRELS, SAMPLE_RUN, ["ndcg_cut.10", "nDCG@10", "ndcg@10", "ndcg_burges@5"])
     assert [c.preset for c in ours.conventions.values()] == ["trec_eval", "ir_measures", "ranx", "ranx_burges"]
     assert ours.aggregate["n_missing_scored_zero"].tolist() == [0, 1, 1, 1]
@@ -146,7 +146,7 @@ def test_trec_eval_complete_flag(client):
 
 @pytest.mark.parametrize("complete", [False, True])
 def test_trec_eval_family_with_gain_tables(client, complete):
-    "dcg, ideal_dcg and trec_eval's gain tables (issue 33) on workers, on trec_eval's collection with judgments of -1."
+    "dcg, ideal_dcg and trec_eval's gain tables on workers, on trec_eval's collection with judgments of -1."
     measures = ["dcg", "ideal_dcg", "ndcg.0=1,1=4", "ndcg.-1=-2,1=1", "dcg.1=1.5,2=1", "ndcg_rel.0=1,1=4", "Rndcg.0=1,1=4"]
     same(os.path.join(TREC, "qrels.rel_level"), os.path.join(TREC, "results.test"), measures, npartitions=2,
          preset="trec_eval", **({"missing_queries": "zero"} if complete else {}))
@@ -165,7 +165,7 @@ def test_generated_ties_every_preset(client, preset):
     {"normalization": "minmax"}, {"gain": "exponential", "discount": "ln"}, 
     {"truncation": "pad:fill=0", "measures": ["ndcg_cut.3,7", "nDCG@2"]},   # 'pad' and 'full' need a depth
     {"normalization": "full", "measures": ["ndcg_cut.3,7", "nDCG@2"]},
-    {"unjudged_queries": "zero"}, {"unjudged_queries": "one", "zero_idcg": "one"},           # issue 19: query by query
+    {"unjudged_queries": "zero"}, {"unjudged_queries": "one", "zero_idcg": "one"},           # rules applied query by query
     {"negative": "drop", "normalization": "retrieved"}, {"zero_grade_sum": "one", "negative": "keep"},
     {"zero_idcg": "signed_skip", "negative": "keep", "ideal_negatives": "keep"},
     {"normalization": "given_order", "ideal_negatives": "keep", "gain": "exponential"},
@@ -192,7 +192,7 @@ def test_partitions_without_run_queries(client):
     ({"aggregation": "max"}, "aggregation='max' is not supported"),
 ])
 def test_rules_on_every_query_refused(client, overrides, refused):
-    "Issue 19: the rules that look at every query at once are refused with what to do instead, on Dask and Spark alike."
+    "The rules that look at every query at once are refused with what to do instead, on Dask and Spark alike."
     with pytest.raises(Exception, match=refused):
         evaluate(SAMPLE_QRELS, SAMPLE_RUN, ["ndcg"], **overrides)
 
@@ -315,9 +315,8 @@ def test_import_stays_light():
 
 # --- Spark ---------------------------------------------------------------------------------------------------
 # On request only: NDCG_NB_SPARK_TESTS=1 python -m pytest tests/test_distributed.py -k spark
-# Measured here on 2 shared cores: SparkSession start 10-40 s, the four evaluations below 18-46 s, i.e. more than
-# this file's Dask tests together (about 60 s); so CI does not run them by default. They need Java (Debian's
-# openjdk-17-jre-headless) and pyspark (the spark extra).
+# Starting a SparkSession and the four evaluations below take longer than all of this file's Dask tests together,
+# so CI does not run them by default. They need Java (Debian's openjdk-17-jre-headless) and pyspark (the spark extra).
 needs_spark = pytest.mark.skipif(os.environ.get("NDCG_NB_SPARK_TESTS") != "1" or shutil.which("java") is None
                                  or importlib.util.find_spec("pyspark") is None,
                                  reason="Spark tests run on request: NDCG_NB_SPARK_TESTS=1 (with Java and pyspark)")
@@ -349,7 +348,7 @@ def test_spark_same_numbers(spark):
 @needs_spark
 @pytest.mark.filterwarnings("ignore::FutureWarning")
 def test_spark_trec_eval_family_with_gain_tables(spark):
-    "dcg, ideal_dcg and trec_eval's gain tables (issue 33) on Spark: the in-memory numbers."
+    "dcg, ideal_dcg and trec_eval's gain tables on Spark: the in-memory numbers."
     qrels, run = generated(seed=3, n_queries=60)
     measures = ["dcg", "ideal_dcg", "ndcg.0=1,1=4", "ndcg.-1=-2,1=1", "ndcg_rel.0=1,1=4", "Rndcg.0=1,1=4"]
     ours = evaluate_spark(spark.createDataFrame(qrels), spark.createDataFrame(run), measures, preset="trec_eval")
@@ -359,7 +358,7 @@ def test_spark_trec_eval_family_with_gain_tables(spark):
 @needs_spark
 @pytest.mark.filterwarnings("ignore::FutureWarning")
 def test_spark_null_query_id_refused(spark):
-    "Issue 22: a row whose query id is null is an error naming it, never dropped on the way."
+    "A row whose query id is null is an error naming it, never dropped on the way."
     run = read_run(SAMPLE_RUN)[["query", "doc", "score"]].astype({"query": object, "doc": object})
     run.loc[0, "query"] = None
     qrels = read_qrels(SAMPLE_QRELS)[["query", "doc", "relevance"]].astype({"query": object, "doc": object})
@@ -370,7 +369,7 @@ def test_spark_null_query_id_refused(spark):
 @needs_spark
 @pytest.mark.filterwarnings("ignore::FutureWarning")
 def test_spark_duplicate_named_by_partition_and_row(spark):
-    "Issue 31: a repeated run line is placed by its Spark partition and its row there, not by Spark's internal id."
+    "A repeated run line is placed by its Spark partition and its row there, not by Spark's internal id."
     run = pd.DataFrame({"query": ["q1", "q1", "q1"], "doc": ["a", "b", "a"], "score": [3.0, 2.0, 1.0]})
     qrels = pd.DataFrame({"query": ["q1"], "doc": ["a"], "relevance": [1]})
     with pytest.raises(Exception) as caught:
@@ -454,7 +453,7 @@ def test_without_a_client():
     assert_same_values(values_by_query(json.loads(done.stdout)["per_query"]), values_by_query(theirs.per_query))
 
 
-# --- issue 22: output that is complete or recognisably not, and inputs named as in memory -------------------------
+# --- output that is complete or recognisably not, and inputs named as in memory ----------------------------------
 
 def test_write_per_query_marker_written_last(client, tmp_path):
     "A complete directory ends with _SUCCESS (as Spark and Hadoop write it); parquet readers skip it."

@@ -1,4 +1,4 @@
-"""Defects a reader sees on the built pages of docs/ (issue 20), checked on every page:
+"""Defects a reader sees on the built pages of docs/, checked on every page:
 
 (a) a raw Markdown link left in the text, `[text](#anchor)` or `[text](url)` outside code blocks
     (nbdev linking a backticked name that was already the text of a link, for instance);

@@ -1,4 +1,4 @@
-"""Issue 20, "inputs people already have": qrels and runs as ir_datasets, ir_measures, ranx and PyTerrier give them,
+"""Inputs people already have: qrels and runs as ir_datasets, ir_measures, ranx and PyTerrier give them,
 other column names through `evaluate`'s keywords, and 1-D arrays grouped by a query id column in any row order."""
 import warnings
 from collections import namedtuple

@@ -51,7 +51,7 @@ def test_zero_idcg_raise_names_lists():
 
 
 def test_plugin_normalization_above_one_is_refused():
-    "Issue 22: a normalization giving NDCG = 2 on a list without harmful documents no longer passes evaluate."
+    "A normalization giving NDCG = 2 on a list without harmful documents is refused by evaluate."
     from ndcg_nb import evaluate, hookimpl, register_plugin, unregister_plugin
 
     class Doubling:

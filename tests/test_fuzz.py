@@ -103,7 +103,7 @@ ID = st.text(alphabet=st.characters(blacklist_categories=("Zs", "Zl", "Zp", "Cc"
 @SETTINGS
 @given(query=ID, doc=ID, copies=st.integers(1, 3000), fault=st.sampled_from(["score", "duplicate", "short", "nul"]))
 def test_error_messages_stay_short(tmp_path, query, doc, copies, fault):
-    "Issue 22: whatever the ids and however many lines repeat, an error message is a few lines long."
+    "Whatever the ids and however many lines repeat, an error message is a few lines long."
     line = {"score": f"{query} Q0 {doc} 1 high t\n", "duplicate": f"{query} Q0 {doc} 1 0.5 t\n",
             "short": f"{query} Q0 {doc}\n", "nul": f"{query} Q0 {doc}\x00 1 0.5 t\n"}[fault]
     path = tmp_path / "run"

@@ -1,4 +1,4 @@
-"""Issue 22: input made by an attacker or a careless user is refused quickly, with a message of a few lines, and
+"""Input made by an attacker or a careless user is refused quickly, with a message of a few lines, and
 never read as the wrong numbers. Every hostile file is made on the fly, in bounded memory (streamed), and every
 read must end within a time limit."""
 import gzip

@@ -79,7 +79,7 @@ def test_sys_exit_while_a_plugin_is_imported_ends_the_command_with_its_status(tm
 
 
 def test_a_plugin_that_fails_at_import_is_still_reported_and_skipped(tmp_path):
-    "Errors (Exception) are the plugin's failure, as before: listed, warned about, and the others work."
+    "Errors (Exception) are the plugin's failure: listed, warned about, and the others work."
     done = run(CLI.format(argv=["plugins", "--format", "json"]), site_with(tmp_path, "import_error"))
     assert done.returncode == 0, done.stderr
     rows = {row["plugin"]: row for row in json.loads(done.stdout)}

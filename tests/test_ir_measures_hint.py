@@ -1,4 +1,4 @@
-"""The note a user of ir_measures or ranx needs (issues 20 and 30). With no preset named, `nDCG@10` is ir_measures'
+"""The note a user of ir_measures or ranx needs. With no preset named, `nDCG@10` is ir_measures'
 measure and counts a judged query missing from the run as 0, as ir_measures does: no such note. Under a preset named
 (or `missing_queries='skip'`) the same name may leave that query out; then the result's summary (text and HTML) and
 `ndcg-nb eval` say so, and how to get the tool's number; otherwise nothing is added."""

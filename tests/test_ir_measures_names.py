@@ -1,5 +1,5 @@
 """Measure names in ir_measures' syntax, and ir_measures measure objects, give ir_measures' numbers: on the sample
-data (against ir_measures itself) and on the issue 19 census cases with integer grades (against the values
+data (against ir_measures itself) and on the census cases (tests/data/conventions/cases.json) with integer grades (against the values
 ir_measures 0.4.3 printed, `results_ir_measures.json`). All to 1e-12, except gdeval (`nDCG(dcg='exp-log2')@k`):
 gdeval prints 5 decimals, so that path is compared to 5e-6."""
 import json
@@ -40,7 +40,7 @@ def test_sample_names_give_ir_measures_numbers(name):
 
 
 def test_measure_object_and_plain_name():
-    """Issue 30: the text nDCG@10, the text nDCG()@10 and the object ir_measures.nDCG@10 are one measure, named once,
+    """The text nDCG@10, the text nDCG()@10 and the object ir_measures.nDCG@10 are one measure, named once,
     with ir_measures' number when no preset is named; under a preset named, the preset's (trec_eval's, as pytrec_eval
     computes it, for preset='trec_eval')."""
     ir_measures = _ir_measures()
@@ -68,7 +68,7 @@ def test_measure_object_and_plain_name():
 def test_measure_object_without_depth_and_refusals():
     ir_measures = _ir_measures()
     assert parse_measure(ir_measures.nDCG)[0].k is None
-    assert parse_measure(ir_measures.P @ 10)[0].name == "P@10"          # ir_measures computes it (issue 30)
+    assert parse_measure(ir_measures.P @ 10)[0].name == "P@10"          # ir_measures computes it
     with pytest.raises(Exception, match="not ERR"):
         parse_measure(ir_measures.ERR @ 10)
     with pytest.raises(Exception, match="needs a depth"):

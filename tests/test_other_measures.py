@@ -1,4 +1,4 @@
-"""The rest of a results table (issue 30, section 2): map, P@10, recall@100, recip_rank and their kin, named in
+"""The rest of a results table: map, P@10, recall@100, recip_rank and their kin, named in
 trec_eval's, ir_measures' or ranx's dialect, computed by ir_measures with pytrec_eval in the same `Evaluation` as
 ndcg_nb's NDCG, and equal to the tools themselves:
 

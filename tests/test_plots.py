@@ -115,7 +115,7 @@ def test_discount_curves_reject_bad_depth(bad):
         plot_discount_curves(bad)
 
 
-# ---- issue 30: a per-query plot of one evaluation; plots saved with a plain savefig keep their text whole
+# ---- a per-query plot of one evaluation; plots saved with a plain savefig keep their text whole
 
 def _text_outside(figure, ax) -> list[str]:
     "The title and axis labels of `ax` whose extents, as the PNG renderer draws them after `savefig`, leave the figure."

@@ -1,4 +1,4 @@
-"""One broken plugin must not break everyone (issue 9).
+"""One broken plugin must not break everyone.
 
 Entry-point plugins come from the small packages of tests/broken_plugins, copied with their
 hand-written dist-info into a scratch directory that a fresh interpreter finds on PYTHONPATH.
@@ -295,7 +295,7 @@ def test_override_shows_in_labels_and_listing():
         rows = {row["plugin"]: row for row in list_plugins()}
         assert any("discount 'log2'" in note and "rank-discount" in note for note in rows["ndcg_nb.builtins"]["notes"])
         assert any("overrides" in note and "discount 'log2'" in note for note in rows["rank-discount"]["notes"])
-        builtin = resolve_policy("discount", "log2 [plugin ndcg_nb.builtins]")   # the built-in stays reachable (issue 22)
+        builtin = resolve_policy("discount", "log2 [plugin ndcg_nb.builtins]")   # the built-in stays reachable
         assert builtin.policy.plugin == "ndcg_nb.builtins" and builtin.label == "log2 [plugin ndcg_nb.builtins]"
         with pytest.raises(PluginError, match="comes from plugin 'rank-discount', not 'other'"):
             resolve_policy("discount", "log2 [plugin other]")
@@ -389,7 +389,7 @@ def test_existing_conflict_rules_for_runtime_plugins_still_hold():
     assert not plugin_manager().has_plugin("clash-again")
 
 
-# -- 7. issue 22: failures of any kind, unmatched hooks, overrides, flags, inputs -----------------
+# -- 7. failures of any kind, unmatched hooks, overrides, flags, inputs -----------------
 
 # A plugin that calls sys.exit() or raises KeyboardInterrupt at import, or a policy that calls sys.exit(), stops
 # the program as any code does: tests/test_interrupts.py.

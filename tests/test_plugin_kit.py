@@ -1,4 +1,5 @@
-"""The conformance kit catches what issue 22 found it missing, and passes the built-ins."""
+"""The conformance kit catches a gain that depends on a grade's position or its neighbours, a policy that writes
+into its input array and a discount that gives NDCG above 1; and it passes the built-ins."""
 import subprocess
 import sys
 

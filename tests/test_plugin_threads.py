@@ -1,4 +1,4 @@
-"""The first use of the plugins from many threads at once (issue 22).
+"""The first use of the plugins from many threads at once.
 
 The plugin manager and the registry are built lazily, the first time a policy is needed. Eight threads
 of a fresh process (and the four threads of one Dask worker) making that first call at the same time

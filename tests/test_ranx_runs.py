@@ -1,4 +1,4 @@
-"""Issue 30: ranx's `Run` and `Qrels` objects in `compare` and `evaluate_runs` as a ranx user writes them: a dict of
+"""ranx's `Run` and `Qrels` objects in `compare` and `evaluate_runs` as a ranx user writes them: a dict of
 name -> ranx Run, a list of ranx runs that keeps each `Run.name`, and the means ranx itself gives."""
 import numpy as np
 import pandas as pd

@@ -1,4 +1,4 @@
-"""The HTML report page (issue 32): `ndcg_nb.analysis.report_page` and `ndcg-nb report`.
+"""The HTML report page: `ndcg_nb.analysis.report_page` and `ndcg-nb report`.
 
 - the page's numbers, read back from the data embedded in it, are those of `evaluate` and `compare`, bit for bit,
   and its per-rank tables end at the evaluation's DCG and IDCG;

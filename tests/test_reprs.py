@@ -1,4 +1,4 @@
-"""Notebook habits (issue 20): compact HTML and short text reprs, `result["nDCG@10"]`, and progress in a kernel."""
+"""Notebook habits: compact HTML and short text reprs, `result["nDCG@10"]`, and progress in a kernel."""
 import dataclasses
 import sys
 import types
@@ -116,7 +116,7 @@ def test_progress_in_a_kernel_without_tqdm(monkeypatch, capsys):
     evaluate(SAMPLE_QRELS, SAMPLE_RUN, "ndcg", progress=True)
     assert "[####" in capsys.readouterr().err  # the stderr bar
     evaluate(SAMPLE_QRELS, SAMPLE_RUN, "ndcg")
-    assert capsys.readouterr().err == ""  # not a terminal and no tqdm: silent, as before
+    assert capsys.readouterr().err == ""  # not a terminal and no tqdm: silent
 
 
 def test_progress_outside_a_kernel_keeps_the_stderr_bar(capsys):

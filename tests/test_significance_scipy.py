@@ -1,4 +1,4 @@
-"""Issue 30: the Wilcoxon signed-rank and sign tests against SciPy and against their null distributions written
+"""The Wilcoxon signed-rank and sign tests against SciPy and against their null distributions written
 out; the bootstrap's default p-value against its own interval (and against SciPy's BCa interval); SciPy kept out
 of `import ndcg_nb`."""
 import itertools
@@ -138,7 +138,7 @@ def _excludes_zero(row) -> bool:
 
 
 def test_sample_case_p_value_agrees_with_the_interval():
-    table = compare(SAMPLE_QRELS, {"a": SAMPLE_RUN, "b": SAMPLE_RUN_B}, ["ndcg_cut.10"])     # trec_eval's, as in issue 30
+    table = compare(SAMPLE_QRELS, {"a": SAMPLE_RUN, "b": SAMPLE_RUN_B}, ["ndcg_cut.10"])     # trec_eval's NDCG@10 on the sample runs
     row = table[table.test == "bootstrap"].iloc[0]
     assert "bca interval, p-value inverts the interval" in row["detail"]
     assert row["ci_low"] == pytest.approx(0.0210, abs=5e-5) and row["ci_high"] == pytest.approx(0.1356, abs=5e-5)

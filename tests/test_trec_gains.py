@@ -1,4 +1,4 @@
-"""trec_eval 10's NDCG family with gain tables (issue 33): `ndcg`, `dcg`, `ideal_dcg`, `ndcg_rel` and `Rndcg`, with
+"""trec_eval 10's NDCG family with gain tables: `ndcg`, `dcg`, `ideal_dcg`, `ndcg_rel` and `Rndcg`, with
 and without a table, under -c, -J and -M, against trec_eval 10 built from its source; and ir_measures'
 `nDCG(gains=...)` against ir_measures itself.
 
@@ -99,7 +99,8 @@ IR_RUN = {"0": {"D0": 0.8, "D2": 0.7, "D1": 0.3, "D3": 0.4, "D4": 0.1}, "1": {"D
 
 def test_ir_measures_own_example():
     """ir_measures' test asserts 0.97177 and 0.14949 for nDCG(gains={0:1,1:4}) there, with its `assertMetrics` (4 places,
-    `assertAlmostEqual`); ndcg_nb used to give 1.0413 and 0.5193."""
+    `assertAlmostEqual`). A gain table read wrongly gives other values here (1.0413 and 0.5193 for one such reading,
+    an NDCG above 1), which this test must refuse."""
     result = evaluate(IR_QRELS, IR_RUN, ["nDCG(gains={0:1,1:4})"], progress=False)
     ours = [result.value("nDCG(gains={0:1,1:4})", q) for q in ("0", "1")]
     assert all(round(a - b, 4) == 0 for a, b in zip(ours, [0.97177, 0.14949])), ours

@@ -370,7 +370,7 @@ def html_table(frame: pd.DataFrame, decimals: int = 4) -> str:
     return f"<table><thead>{row([str(c) for c in frame.columns], 'th')}</thead><tbody>{body}</tbody></table>"
 
 # %% ../../nbs/57_report_page.ipynb #15bab14b
-def _means_section(evaluated: RunsEvaluation, comparison: pd.DataFrame) -> str:
+def _means_fields(evaluated: RunsEvaluation, comparison: pd.DataFrame) -> dict:
     "The means of each run (`*`: significant against the baseline under the first test), with the queries counted."
     test = comparison["test"].iloc[0] if len(comparison) else "t"
     means = summary_table(evaluated, comparison, test).reset_index()
@@ -379,33 +379,31 @@ def _means_section(evaluated: RunsEvaluation, comparison: pd.DataFrame) -> str:
     a = comparison.attrs
     note = (_sentence(f"* p < {a.get('alpha')} under the {test} test against ", a.get('baseline'),
                       f", {a.get('correction')} correction") if len(comparison) else "One run: nothing to test.")
-    return f'<section id="means"><h2>Means</h2>{html_table(means)}<p class="note">{note}</p></section>'
+    return {"means_table": html_table(means), "means_note": note}
 
 # %% ../../nbs/57_report_page.ipynb #11e5c7e4
-def _convention_section(evaluated: RunsEvaluation) -> str:
+def _convention_fields(evaluated: RunsEvaluation) -> dict:
     "The convention in one line, and all its fields on demand."
     fields = pd.DataFrame(list(evaluated.convention.as_dict().items()), columns=["field", "value"]).astype(str)
-    return (f'<section id="convention"><h2>Convention</h2><p>{html.escape(convention_line(evaluated.convention))}</p>'
-            f"<details><summary>every field</summary>{html_table(fields)}</details></section>")
+    return {"convention_line": html.escape(convention_line(evaluated.convention)), "convention_fields": html_table(fields)}
 
 # %% ../../nbs/57_report_page.ipynb #fd5152ce
-def _tests_section(comparison: pd.DataFrame) -> str:
+def _tests_fields(comparison: pd.DataFrame) -> dict:
     "The paired tests of `compare`, every column but the baseline's name and the correction's (both in the note)."
     if not len(comparison):
-        return '<section id="tests"><h2>Paired tests</h2><p class="note">One run: nothing to test.</p></section>'
+        return {"tests_table": "", "tests_note": "One run: nothing to test."}
     a = comparison.attrs
     note = _sentence("Each run against ", a.get('baseline'), f"; p_corrected: {a.get('correction')} correction over the "
                      f"runs of one test {'and measure' if a.get('family') == 'measure' else 'over every measure'}; "
                      f"significant: p_corrected < {a.get('alpha')}; intervals at confidence {a.get('confidence')}.")
-    return (f'<section id="tests"><h2>Paired tests</h2><div class="wide">{html_table(comparison.drop(columns=["baseline", "correction"]))}</div>'
-            f'<p class="note">{note}</p></section>')
+    return {"tests_table": html_table(comparison.drop(columns=["baseline", "correction"])), "tests_note": note}
 
 # %% ../../nbs/57_report_page.ipynb #0ec519d7
-def _notes_section(evaluated: RunsEvaluation, left_out: list[str]) -> str:
-    "The evaluations' notes, and what the page leaves out."
+def _notes_fields(evaluated: RunsEvaluation, left_out: list[str]) -> dict:
+    "The evaluations' notes, and what the page leaves out, as the items of the page's list of notes."
     notes = [_sentence("", run, f": {note}") for run, e in evaluated.evaluations.items() for note in e.notes]
     notes += [html.escape(note) for note in left_out]
-    return '<section id="notes"><h2>Notes</h2><ul>' + "".join(f"<li>{n}</li>" for n in notes) + "</ul></section>"
+    return {"notes": "".join(f"<li>{n}</li>" for n in notes)}
 
 # %% ../../nbs/57_report_page.ipynb #2605a6f5
 class PageAssets(NamedTuple):
@@ -453,12 +451,12 @@ def render_page(inputs: ReportInputs, comparison: pd.DataFrame, page: PageOption
     meta = _sentence(f"{len(evaluated.runs)} run(s), {len(data['queries'])} queries, measures ",
                      *_listed(evaluated.measures), ", baseline ", evaluated.runs[data["baseline"]],
                      f"; made by ndcg_nb {__version__}")
-    sections = _means_section(evaluated, comparison) + _convention_section(evaluated) + _tests_section(comparison)
+    sections = {**_means_fields(evaluated, comparison), **_convention_fields(evaluated), **_tests_fields(comparison),
+                **_notes_fields(evaluated, data["left_out"])}
     assets = page_assets()
     return assets.template.substitute(policy=content_policy(assets.script, assets.style), title=html.escape(title),
-                                      heading=heading, style=assets.style, meta=meta, sections=sections,
-                                      notes=_notes_section(evaluated, data["left_out"]), data=script_json(data),
-                                      script=assets.script)
+                                      heading=heading, style=assets.style, meta=meta, data=script_json(data),
+                                      script=assets.script, **sections)
 
 # %% ../../nbs/57_report_page.ipynb #bb46d936
 _DATA_ELEMENT = re.compile(r'<script type="application/json" id="report-data">(.*?)</script>', re.S)

@@ -206,7 +206,7 @@ def match_dict_run(run: dict, judgments: Judgments, depth: int | None = None) ->
     """A run given as `{query: {doc: score}}` matched straight from its dicts; None where `as_run` must read it.
     `depth`: only the lines a ranking cut at `depth` can keep (`_top_lines`), for measures that read no deeper."""
     read = dict_lines(run) if input_kind(run) == NESTED_DICT else None
-    if read is None or not read[2] or not text_keys(read[2]):
+    if read is None or not read[2] or not (judgments.run_ids.known(read[2]) or text_keys(read[2])):
         return None
     queries, _, docs, score, lengths = read
     if depth is not None:
@@ -239,6 +239,7 @@ class RunIds:
     doc: np.ndarray        # its document's code
     grade: np.ndarray      # and its grade, as `Judgments.grade_of` holds it
     served: int = 0        # the runs it matched, besides the one it was made from
+    last: tuple = ((), None)   # the ids of the last run it matched, in their order, and their codes
 
     @classmethod
     def of(cls, docs: list, judgments: Judgments) -> "RunIds":
@@ -255,11 +256,16 @@ class RunIds:
         return cls(code_of, np.repeat(at, counts)[kept], doc[kept], grade[kept])
 
     def codes(self, docs: list) -> np.ndarray | None:
-        "The code of each of `docs`; None if one is not in the table."
+        "The code of each of `docs` (read-only; those of the last run matched if the ids are its own); None if one is not in the table."
+        if docs == self.last[0]:                    # one C loop, from the first id on: the same objects compare at once
+            return self.last[1]
         try:
-            return np.fromiter(map(self.code_of.__getitem__, docs), dtype=np.int64, count=len(docs))
+            codes = np.fromiter(map(self.code_of.__getitem__, docs), dtype=np.int64, count=len(docs))
         except KeyError:
             return None
+        codes.flags.writeable = False
+        self.last = (docs, codes)
+        return codes
 
     def grades(self, query: np.ndarray, codes: np.ndarray) -> np.ndarray:
         "The grade of each line's query (index into the judged queries) and document (`codes`), NaN where none judges it."
@@ -290,3 +296,7 @@ class HeldRunIds:
             self.wait = 2 if table.served else 2 * self.wait
         self.table, self.missed = RunIds.of(docs, judgments), 0
         return self.table, self.table.codes(docs)
+
+    def known(self, docs: list) -> bool:
+        "Whether `docs` are the ids of the last run the table matched, in its order (and so all text, as they were then)."
+        return self.table is not None and docs == self.table.last[0]
