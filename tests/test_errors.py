@@ -2,7 +2,7 @@
 
 nbs/30_core.ipynb ("Bad input") and nbs/83_bad_input.ipynb check ndcg's own errors (empty list,
 depths 0, -3 and 2.5, nan grades, mixed nesting, unknown policies, zero IDCG), and
-nbs/22_plugins.ipynb the policy errors (installed policies listed, unknown parameter, a failing
+nbs/26_policy_binding.ipynb the policy errors (installed policies listed, unknown parameter, a failing
 gain table); the cases below are the ones they leave out.
 """
 import numpy as np

@@ -13,7 +13,7 @@ Steps, for every notebook under nbs/ (recursively; names starting with "_" or ".
 3. turn nbdev's Quarto conventions into what MyST-NB understands (cell options become tags,
    `show_doc` output becomes markdown with nbdev's anchors, links to the published site
    become relative, a link nbdev put inside a link or an RST literal is undone), and write it under the page name nbdev/Quarto would use
-   (`03_core.ipynb` -> `core.html`, `tutorials/01_x.ipynb` -> `tutorials/x.html`).
+   (`30_core.ipynb` -> `core.html`, `tutorials/01_x.ipynb` -> `tutorials/x.html`).
    A local image a markdown cell shows (`![alt](shot.png)`, beside the notebook) is copied beside the page.
 Then Sphinx with MyST-NB and the Furo theme renders the pages (tools/docs_sphinx/conf.py), each page's "view"
 and "edit" buttons pointing at the notebook it came from (`source_notebooks.json`, written beside the pages),
@@ -26,7 +26,7 @@ is left untouched then.
 
 `--out DIR` builds the same site into DIR instead of docs/ (DIR is replaced; it must be empty,
 missing, or an earlier build). `--report FILE` writes, whether the build succeeds or not, a JSON
-record of it: `{"notebooks": {"03_core.ipynb": null or its error, ...}, "error": null or why the
+record of it: `{"notebooks": {"30_core.ipynb": null or its error, ...}, "error": null or why the
 build stopped}`. tests/test_notebooks.py uses both: it builds into a temporary folder, gives one
 pytest result per notebook from the report, and compares the built site with docs/, so the
 test suite runs every notebook exactly once.
@@ -242,7 +242,7 @@ _NB_LINK = re.compile(r"\]\((?![a-z]+:)([^)\s#]+\.ipynb)(#[^)\s]*)?\)")
 
 
 def _notebook_links(text: str, page: Page, nbs: Path) -> str:
-    "Markdown links to notebooks, `[x](03_core.ipynb#ndcg)`, point at their pages, as Quarto makes them."
+    "Markdown links to notebooks, `[x](30_core.ipynb#ndcg)`, point at their pages, as Quarto makes them."
     def page_link(m):
         target = (page.source.parent / m.group(1)).resolve()
         if nbs.resolve() not in target.parents:
