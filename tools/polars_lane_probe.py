@@ -1,5 +1,5 @@
 """A probe, not part of ndcg_nb: how fast could a polars lane for two TREC files be, with the checks ndcg_nb owes
-its users? It reproduces the figures of the performance page's "A polars lane for two TREC files" (issue 21).
+its users? It measures the polars lane that the performance page's "pyarrow, not polars" decision weighs.
 
 polars reads the run and the qrels, joins and ranks them; ndcg_nb's own code (grade rules, `score_depths`,
 `measure_summary`) does the rest, under the trec_eval preset, for `ndcg` and `ndcg_cut.10`. Two joins:

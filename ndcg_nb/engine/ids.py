@@ -44,7 +44,10 @@ def _some_ids(ids) -> str:
 def id_form(names) -> str | None:
     """'integer' if every id of `names` (distinct ids) reads as an integer (`12`, `-3`), 'float' if every one reads
     as a float as Python and pandas print it (`12.0`, `0.5`, `1e+20`); None otherwise (text, a mix of forms, no id)."""
-    ids = arrow_strings(pd.Index(names))
+    try:
+        ids = arrow_strings(pd.Index(names))
+    except UnicodeEncodeError:                         # a lone surrogate: text, of neither form
+        return None
     if not len(ids):
         return None
     return next((form for form, pattern in _ID_FORMS.items()

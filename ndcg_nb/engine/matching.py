@@ -269,8 +269,10 @@ class RunIds:
 
     def grades(self, query: np.ndarray, codes: np.ndarray) -> np.ndarray:
         "The grade of each line's query (index into the judged queries) and document (`codes`), NaN where none judges it."
-        found = line_by_doc(query, codes, self.query, self.doc, max(len(self.code_of), 1))
-        grades = np.full(len(found), np.nan)
+        grades = np.full(len(query), np.nan)
+        if not len(self.doc):                       # none of the table's documents is judged
+            return grades
+        found = line_by_doc(query, codes, self.query, self.doc, len(self.code_of))
         grades[found >= 0] = self.grade[found[found >= 0]]
         return grades
 

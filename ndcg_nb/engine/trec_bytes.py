@@ -30,6 +30,7 @@ def _line_at(raw, at: int) -> int:
     "The number (from 1) of the line holding byte `at` of `raw`."
     return raw.count(b"\n", 0, at) + 1
 
+# %% ../../nbs/39b_trec_bytes.ipynb #0a44f1ef
 _UTF16 = {b"\xff\xfe": "UTF-16 (little-endian)", b"\xfe\xff": "UTF-16 (big-endian)"}
 
 def _utf16(raw) -> str | None:
@@ -44,6 +45,7 @@ def _utf16(raw) -> str | None:
         return "UTF-16 (big-endian, without a byte order mark)"
     return None
 
+# %% ../../nbs/39b_trec_bytes.ipynb #1223cfdf
 def _nul_error(raw, at: int, source) -> TrecFormatError:
     "The error for the NUL byte at byte `at` of `raw`."
     return TrecFormatError(f"{source}, line {_line_at(raw, at)}: a NUL byte; a TREC file is text, and trec_eval "
@@ -75,6 +77,7 @@ def _check_ratio(inflated: int, compressed: int, source) -> None:
                               f"from {compressed:,} so far), where TREC files compress 5 to 15 times: refused before it "
                               "fills memory. If it is a real run or qrels, gunzip it first and read the text")
 
+# %% ../../nbs/39b_trec_bytes.ipynb #34a7f21e
 class _Counted:
     "The `read` of a binary file, counting the bytes it gave: a pipe cannot tell its position."
     def __init__(self, handle):
@@ -85,6 +88,7 @@ class _Counted:
         self.count += len(data)
         return data
 
+# %% ../../nbs/39b_trec_bytes.ipynb #d2cd9614
 def _inflated(handle, source):
     "The gunzipped bytes of the open gzip file `handle`, a chunk at a time (refusing a gzip bomb)."
     import gzip                       # only a gzipped file needs it
@@ -124,6 +128,7 @@ class _Raw(io.RawIOBase):
         buffer[:len(data)] = data
         return len(data)
 
+# %% ../../nbs/39b_trec_bytes.ipynb #133295ee
 def _opened(path):
     "The file at `path` opened to read bytes, or the open binary file `path` itself (left open), able to `peek`."
     if isinstance(path, io.TextIOBase):
@@ -133,6 +138,7 @@ def _opened(path):
         return open(path, "rb")
     return contextlib.nullcontext(path if callable(getattr(path, "peek", None)) else io.BufferedReader(_Raw(path)))
 
+# %% ../../nbs/39b_trec_bytes.ipynb #3a479db2
 def _chunks(path, source):
     "The bytes of the file at `path` (or of an open binary file) a chunk at a time, gunzipped if they start with gzip's magic number."
     with _opened(path) as handle:
@@ -151,6 +157,7 @@ def _check_start(chunk, source) -> None:
         except UnicodeDecodeError as exc:
             raise TrecFormatError(f"{source}, line {_line_at(chunk, exc.start)}: not UTF-8 text ({exc.reason})") from None
 
+# %% ../../nbs/39b_trec_bytes.ipynb #13e735a6
 def _open_line(data, chunk, since: int, source) -> int:
     "The bytes of the last line still open after `chunk` (`since` were open before it); refuse a line too long."
     ends = [at for at in (chunk.find(b"\n"), chunk.find(b"\r")) if at >= 0]
@@ -160,6 +167,7 @@ def _open_line(data, chunk, since: int, source) -> int:
                               "bytes: not a TREC text file, or an id far too long")
     return since + len(chunk) if not ends else len(chunk) - 1 - max(chunk.rfind(b"\n"), chunk.rfind(b"\r"))
 
+# %% ../../nbs/39b_trec_bytes.ipynb #6642a20d
 def _guarded(chunks, source) -> bytearray:
     "The chunks joined, stopping at a NUL byte, a line too long, or a start that is not UTF-8 text."
     data, since = bytearray(), 0
@@ -187,6 +195,7 @@ def _as_text(raw, source):
             raise TrecFormatError(f"{source}, line {_line_at(raw, exc.start)}: not UTF-8 text ({exc.reason})") from None
     return raw
 
+# %% ../../nbs/39b_trec_bytes.ipynb #397bb43a
 def checked_text(raw: bytes, source) -> bytes:
     "`raw` (read from `source`) gunzipped if it starts with gzip's magic number, lines ended by \\n, checked to be UTF-8."
     if raw[:2] == b"\x1f\x8b":
@@ -197,6 +206,7 @@ def checked_text(raw: bytes, source) -> bytes:
 class FileChangedError(TrecFormatError):
     "A file changed while it was read (another program wrote, cut or grew it): what was read is neither surely the old file nor the new one."
 
+# %% ../../nbs/39b_trec_bytes.ipynb #b3077a71
 _WATCHED = (b"\r", b"\t", b"\x0b", b"\x0c", b"#")   # the bytes whose presence the parser asks about
 
 class ScratchArrays:
@@ -221,6 +231,7 @@ class ScratchArrays:
         left, right = first(data[:-1], a, out=self.first[:n]), second(data[1:], b, out=self.second[:n])
         return bool(np.logical_and(left, right, out=left).any())
 
+# %% ../../nbs/39b_trec_bytes.ipynb #791b4914
 class _FileBytes(mmap.mmap):
     """A file's bytes in anonymous memory of their own (`mmap.mmap(-1, size)`); `in`, `+`, `count` and `isascii` work as
     on `bytes` (`mmap`'s own `in` finds only a single byte). What the reader `note`d of each chunk as it landed answers
@@ -301,6 +312,7 @@ def _populate(buffer: mmap.mmap, start: int, end: int) -> None:
         with contextlib.suppress(OSError, ValueError):   # a kernel before Linux 5.14: the copy faults the pages in
             buffer.madvise(_POPULATE_WRITE, start, end - start)
 
+# %% ../../nbs/39b_trec_bytes.ipynb #c8ca5085
 def _checked_chunk(buffer, start: int, end: int, line: int, source) -> int:
     "Check `buffer[start:end]`, just read (`line`: where the line open before it starts); where the line open after it starts."
     nul = buffer.find(b"\x00", start, end)
@@ -349,6 +361,7 @@ def _changed(before: os.stat_result, after: os.stat_result, read: int | None) ->
         return f"{read:,} of its {before.st_size:,} bytes could be read"
     return None
 
+# %% ../../nbs/39b_trec_bytes.ipynb #7003c558
 def _changed_error(source, what: str) -> FileChangedError:
     return FileChangedError(f"{source}: the file changed while it was read ({what}); another program is writing "
                             "it: read it again once that program has finished")
@@ -359,6 +372,7 @@ def _check_unchanged(handle, before: os.stat_result, read: int | None, source) -
     if what is not None:
         raise _changed_error(source, what)
 
+# %% ../../nbs/39b_trec_bytes.ipynb #63940a57
 def _read_regular(handle, source):
     "The checked text of the regular file open as `handle` (unbuffered), gunzipped if need be; refused if it changed while read."
     before = os.fstat(handle.fileno())
@@ -406,6 +420,7 @@ def _regular_facts(path) -> os.stat_result | None:
         return None
     return facts if facts is not None and stat.S_ISREG(facts.st_mode) else None
 
+# %% ../../nbs/39b_trec_bytes.ipynb #12d9825c
 @contextlib.contextmanager
 def unchanged_while_read(path, source):
     """Refuse, as changed, the regular file at `path` if it was written to between the start of the block (before it
