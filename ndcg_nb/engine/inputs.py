@@ -61,6 +61,7 @@ def _is_dict(data) -> bool:
 def _records(data) -> bool:
     return isinstance(data, (list, tuple)) and (not data or record_fields(data[0]) is not None)
 
+# %% ../../nbs/39g_inputs.ipynb #c248da90
 INPUT_KINDS = (
     InputKind(NESTED_DICT, _is_dict, read_dict),
     InputKind(PARQUET_FILE, lambda data: is_path(data) and is_parquet_path(data), read_parquet),

@@ -413,11 +413,12 @@ def _summary_row(name: str, q: QueryValues, convention: Convention, weights=None
     value = aggregate(q.values[q.in_mean], convention.aggregation, None if weights is None else weights[q.in_mean])
     if convention.zero_idcg == "nan" and (q.undefined & q.in_mean).any():
         value = float("nan")
-    return {"measure": name, "value": value, "n_queries": int(q.in_mean.sum()),
-            "n_missing_skipped": int((missing & ~q.in_mean).sum()),     # skipped: by the rule, or as IDCG 0 under 'skip'
-            "n_missing_scored_zero": int((missing & q.in_mean).sum()),
-            "n_zero_idcg": int((q.undefined & ~missing).sum()),
-            "n_zero_idcg_skipped": int((q.undefined & ~missing & ~q.in_mean).sum())}
+    count = lambda flags: int(np.count_nonzero(flags))    # of booleans: no sum of numbers to call
+    return {"measure": name, "value": value, "n_queries": count(q.in_mean),
+            "n_missing_skipped": count(missing & ~q.in_mean),      # skipped: by the rule, or as IDCG 0 under 'skip'
+            "n_missing_scored_zero": count(missing & q.in_mean),
+            "n_zero_idcg": count(q.undefined & ~missing),
+            "n_zero_idcg_skipped": count(q.undefined & ~missing & ~q.in_mean)}
 
 # %% ../../nbs/44_scoring.ipynb #b6aaae25
 STATUSES = ("missing_from_run", "zero_idcg", "ok", "missing_from_qrels")
@@ -453,7 +454,7 @@ def measure_summary(planned: PlannedMeasure, s: Scores, in_run: np.ndarray, quer
     status, dcg, idcg = np.where(~in_run, 0, np.where(q.undefined, 1, 2)), s.dcg, s.idcg
     if not family.has_sums:                                 # no DCG behind the value
         dcg = idcg = np.full(len(s.dcg), np.nan)
-    q = dataclasses.replace(q, values=values, in_mean=in_mean)
+    q = QueryValues(values, q.undefined, q.counted, in_mean, q.in_run)
     if len(unjudged):
         extra, yes = len(unjudged), np.ones(len(unjudged), dtype=bool)
         scored = np.full(extra, 1.0 if conv.unjudged_queries == "one" else 0.0)

@@ -33,6 +33,8 @@ def lengths_from_offsets(offsets: np.ndarray) -> np.ndarray:
 # %% ../../nbs/10_segments.ipynb #3a9a72b8
 def uniform_length(offsets: np.ndarray) -> int | None:
     "The common length of every list, or None if the lengths differ."
+    if len(offsets) == 2:                            # one list: its length, with no reduction to call
+        return int(offsets[1] - offsets[0])
     lengths = lengths_from_offsets(offsets)
     if len(lengths) and lengths.min() == lengths.max():
         return int(lengths[0])
