@@ -24,6 +24,7 @@ def _compare(args) -> str:
                           per_query=args.per_query, preset=args.preset, overrides=convention_overrides(args),
                           qrels_duplicates=args.qrels_duplicates)
 
+# %% ../../nbs/75_cli_comparison.ipynb #664049c8
 _RUNS_HELP = ("TREC run files, each named by NAME=PATH, else by its run tag, else by its file name (runs of one file "
               "name: by the folders that tell them apart); - reads one from standard input")
 
@@ -58,6 +59,7 @@ def _report(args) -> str:
                   **convention_overrides(args))
     return f"wrote {path} ({path.stat().st_size / 1024:.0f} KiB)"
 
+# %% ../../nbs/75_cli_comparison.ipynb #ed808c19
 def report_command(commands):
     page = commands.add_parser(
         "report", help="write a self-contained HTML page comparing runs query by query",

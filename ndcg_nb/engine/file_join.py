@@ -156,6 +156,7 @@ def _run_queries(run_codes: np.ndarray, ids: pa.Array) -> np.ndarray:
     used = np.flatnonzero(np.bincount(run_codes, minlength=len(ids)))
     return np.asarray(ids.take(as_arrow(used)).to_pylist(), dtype=object)
 
+# %% ../../nbs/47_file_join.ipynb #f62a2ab7
 def _matched(run: pa.Table, run_codes: np.ndarray, places: np.ndarray, ids: pa.Array, tag: str | None,
              **columns) -> MatchedRun:
     "The run's lines of judged queries, with their query's place among the judged queries and `columns` (score, ...)."
