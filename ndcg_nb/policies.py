@@ -137,7 +137,7 @@ def jk_discount(ranks: np.ndarray, base: float = 2) -> np.ndarray:
 
 # %% ../nbs/21_policies.ipynb #4d009dee
 def check_depth(k):
-    "Raise `ValueError` unless `k` is a positive integer or `None` (no depth)."
+    "Raise `UsageError` (a `ValueError`) unless `k` is a positive integer or `None` (no depth)."
     if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
         raise UsageError(f"depth k must be a positive integer or None, got {k!r}")
 
