@@ -136,12 +136,14 @@ def read_judgments(qrels, duplicates: str = "error", copy: bool = True) -> Judgm
     if read is None or not read[2] or not text_keys(read[2]):
         return Judgments.of(as_qrels(qrels, duplicates=duplicates))
     queries, inner, docs, relevance, lengths = read
-    judged = np.asarray([query for query, n in zip(queries, lengths) if n], dtype=object)
+    judged = [query for query, docs_of in zip(queries, inner) if docs_of]
     given = {query: dict(docs_of) if copy else docs_of for query, docs_of in zip(queries, inner) if docs_of}
-    order = np.argsort(judged, kind="stable")       # str order, which is UTF-8's byte order, as `judged_queries` sorts
+    order = sorted(range(len(judged)), key=judged.__getitem__)   # str order, UTF-8's byte order, as `judged_queries` sorts
     position = np.empty(len(judged), dtype=np.int64)
     position[order] = np.arange(len(judged))
-    return Judgments(judged[order], np.repeat(position, lengths[lengths > 0]), relevance, doc_ids=docs, given=given)
+    held = lengths if len(judged) == len(queries) else lengths[lengths > 0]
+    return Judgments(np.asarray(judged, dtype=object)[order], np.repeat(position, held), relevance, doc_ids=docs,
+                     given=given)
 
 # %% ../../nbs/43_judgments.ipynb #9ea9fc63
 def _query_blocks(query: np.ndarray) -> np.ndarray | None:
@@ -220,10 +222,10 @@ def _integer_tie_order(run: np.ndarray, keys: np.ndarray, direction: str) -> np.
     return np.argsort(run * span + within.astype(np.int64), kind="stable")
 
 def _tie_order(run: np.ndarray, keys, direction: str) -> np.ndarray:
-    """The stable order of tied lines by their run of ties, then by `keys` (integers, by `_integer_tie_order`; Arrow
-    text or other numbers; or a list of `str`, sorted by Python, or from `MANY_TEXT_TIES` lines on made Arrow text
-    unless one holds a lone surrogate) in `direction`."""
-    integers = isinstance(keys, np.ndarray) and keys.dtype.kind in "iu" and len(keys)
+    """The stable order of tied lines by their run of ties, then by `keys` (up to `SMALL_TIES` lines, by Python's
+    sort; more: integers by `_integer_tie_order`, Arrow text and other numbers by Arrow, a list of `str` by Python,
+    or from `MANY_TEXT_TIES` lines on made Arrow text unless one holds a lone surrogate) in `direction`."""
+    integers = isinstance(keys, np.ndarray) and keys.dtype.kind in "iu" and len(keys) > SMALL_TIES
     order = _integer_tie_order(run, keys, direction) if integers else None
     if order is not None:
         return order
@@ -243,12 +245,13 @@ def _break_ties(order: np.ndarray, joined: JoinedRun, ties: str = "docno") -> np
     same = (sorted_score[1:] == sorted_score[:-1]) & (sorted_query[1:] == sorted_query[:-1])
     if not same.any():
         return order
-    tied = np.zeros(len(order), dtype=bool)
-    tied[1:] |= same
+    first = np.ones(len(order), dtype=bool)             # the first line of each run of equal query and score
+    first[1:] = ~same
+    tied = ~first
     tied[:-1] |= same
     at = np.flatnonzero(tied)
     rows, column, direction = order[at], *_TIE_KEYS[ties]
-    run = np.cumsum(~same[np.maximum(at - 1, 0)] | (at == 0))    # a tied line that does not tie the one before starts a run
+    run = np.cumsum(first[at])                          # each tied line's run, numbered from 1
     order[at] = rows[_tie_order(run, _line_names(joined, rows) if column == "doc" else joined.grade[rows], direction)]
     return order
 

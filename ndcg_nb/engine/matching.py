@@ -176,6 +176,7 @@ def _looked_up(queries: list, lengths: np.ndarray, docs: list, grade_of: dict) -
         map(itertools.repeat, map(grade_of.get, queries, itertools.repeat(_NOTHING_JUDGED)), lengths.tolist()))
     return np.fromiter(map(dict.get, judged_of_line, docs, itertools.repeat(np.nan)), dtype=float, count=len(docs))
 
+# %% ../../nbs/43a_matching.ipynb #f1299835
 def _grades_and_codes(queries: list, lengths: np.ndarray, docs: list, query: np.ndarray,
                       judgments: Judgments) -> tuple[np.ndarray, np.ndarray | None]:
     """Each line's grade (NaN where none judges it) and its document's code among the ids held judgments remember
@@ -186,7 +187,7 @@ def _grades_and_codes(queries: list, lengths: np.ndarray, docs: list, query: np.
     table, codes = held
     return table.grades(query, codes), codes
 
-
+# %% ../../nbs/43a_matching.ipynb #955daddf
 def _top_lines(score: np.ndarray, lengths: np.ndarray, depth: int) -> np.ndarray:
     """Of lines grouped by query (`lengths` to each), those scoring at least their query's `depth`-th best score: every
     line a ranking cut at `depth` can keep, whatever its tie rule."""
@@ -202,6 +203,7 @@ def _top_lines(score: np.ndarray, lengths: np.ndarray, depth: int) -> np.ndarray
     lowest[held] = np.minimum.reduceat(score[index], top[:-1][held])
     return score >= np.repeat(lowest, lengths)
 
+# %% ../../nbs/43a_matching.ipynb #5787fadd
 def match_dict_run(run: dict, judgments: Judgments, depth: int | None = None) -> MatchedRun | None:
     """A run given as `{query: {doc: score}}` matched straight from its dicts; None where `as_run` must read it.
     `depth`: only the lines a ranking cut at `depth` can keep (`_top_lines`), for measures that read no deeper."""
@@ -228,6 +230,18 @@ def match_dict_run(run: dict, judgments: Judgments, depth: int | None = None) ->
     return MatchedRun(query, np.arange(len(query)), docs, score, None, np.bincount(query, minlength=len(judgments.queries)) > 0,
                       ran, doc_order=codes, grade=grade)
 
+# %% ../../nbs/43a_matching.ipynb #26c030d8
+def _judged_by_code(code_of: dict, judgments: Judgments) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    "The judgments (`grade_of`) of the documents `code_of` holds: each one's query (index), document code and grade."
+    judged = list(judgments.grade_of.values())
+    counts = np.fromiter(map(len, judged), dtype=np.int64, count=len(judged))
+    at = np.fromiter(map(judgments.query_at.__getitem__, judgments.grade_of), dtype=np.int64, count=len(judged))
+    doc = np.fromiter(map(code_of.get, itertools.chain.from_iterable(judged), itertools.repeat(-1)),
+                      dtype=np.int64, count=int(counts.sum()))
+    grade = np.fromiter(itertools.chain.from_iterable(map(dict.values, judged)), dtype=float, count=len(doc))
+    kept = doc >= 0
+    return np.repeat(at, counts)[kept], doc[kept], grade[kept]
+
 # %% ../../nbs/43a_matching.ipynb #3f5d1778
 TABLE_LINES = 1 << 20   # held judgments remember the ids of dict runs of up to this many lines
 
@@ -246,14 +260,7 @@ class RunIds:
         "The table of the ids `docs` (text), with the judgments (`grade_of`) of those documents."
         ids = sorted(set(docs))
         code_of = dict(zip(ids, range(len(ids))))
-        judged = list(judgments.grade_of.values())
-        counts = np.fromiter(map(len, judged), dtype=np.int64, count=len(judged))
-        at = np.fromiter(map(judgments.query_at.__getitem__, judgments.grade_of), dtype=np.int64, count=len(judged))
-        doc = np.fromiter(map(code_of.get, itertools.chain.from_iterable(judged), itertools.repeat(-1)),
-                          dtype=np.int64, count=int(counts.sum()))
-        grade = np.fromiter(itertools.chain.from_iterable(map(dict.values, judged)), dtype=float, count=len(doc))
-        kept = doc >= 0
-        return cls(code_of, np.repeat(at, counts)[kept], doc[kept], grade[kept])
+        return cls(code_of, *_judged_by_code(code_of, judgments))
 
     def codes(self, docs: list) -> np.ndarray | None:
         "The code of each of `docs` (read-only; those of the last run matched if the ids are its own); None if one is not in the table."

@@ -10,7 +10,6 @@ import itertools
 import numpy as np
 from .deferred_imports import pandas as pd, pyarrow as pa   # imported when first used
 
-from ..metrics.batch import all_finite
 from .tidy import (VALUE_COLUMNS, Origin, TrecFormatError, categorical_from_codes, encode_ids_together,
                                  id_categories, tidy_frame)
 
@@ -101,4 +100,4 @@ def dict_lines(nested: dict) -> tuple | None:
     except (TypeError, ValueError, OverflowError):
         return None
     lengths = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
-    return (queries, inner, docs, values, lengths) if all_finite(values) else None
+    return (queries, inner, docs, values, lengths) if np.isfinite(values).all() else None

@@ -27,7 +27,8 @@ from ..metrics.trec_measures import NOT_IN_QRELS, relevance_levels
 from ..metrics.segments import offsets_from_lengths, positions_in_lists
 from ..policies import retrieved_normalization
 from ..presets import SKIPPED_ZERO_IDCG, Convention
-from .plan import Plan, PlannedMeasure, apply_query_rules, query_facts, ranking_key, run_only_scored
+from .plan import (MADE_PLANS, Plan, PlannedMeasure, apply_query_rules, query_facts, ranking_key,
+                                 run_only_scored)
 
 # %% auto #0
 __all__ = ['TREC_PRINT_ORDER', 'PLACEHOLDER_DOC', 'STATUSES', 'json_value', 'Evaluation', 'trec_family', 'trec_order',
@@ -369,18 +370,30 @@ def _reads_to(planned: PlannedMeasure) -> int | None:
     conv, k = planned.convention.convention, planned.family.reads_to(planned)
     return k if k is not None and conv.zero_grade_sum == "score" and conv.no_hits == "score" else None
 
-def ranking_depths(plan: Plan) -> dict:
-    "Each ranking's depth (by `ranking_key`): the deepest rank its measures read, or None where one reads all of it."
+_DEPTHS: dict = {}    # id(plan) -> (plan, its ranking depths): a plan `Plan.make` gives again is read once
+
+def _depths_of(plan: Plan) -> dict:
+    "Each ranking's depth by `ranking_key`, kept for the plan (at most `MADE_PLANS` of them)."
+    kept = _DEPTHS.get(id(plan))
+    if kept is not None and kept[0] is plan:
+        return kept[1]
     depths = {}
     for planned in plan.measures:
         key, k = ranking_key(planned.convention.convention), _reads_to(planned)
         depths[key] = None if k is None or depths.get(key, 0) is None else max(k, depths.get(key, 0))
+    if len(_DEPTHS) >= MADE_PLANS:
+        _DEPTHS.pop(next(iter(_DEPTHS)))
+    _DEPTHS[id(plan)] = (plan, depths)
     return depths
+
+def ranking_depths(plan: Plan) -> dict:
+    "Each ranking's depth (by `ranking_key`): the deepest rank its measures read, or None where one reads all of it."
+    return dict(_depths_of(plan))
 
 # %% ../../nbs/44_scoring.ipynb #727341cb
 def lines_read(plan: Plan) -> int | None:
     "How deep, by score in its query, any measure of `plan` reads a run's lines (`ranking_depths`); None: every line."
-    depths = list(ranking_depths(plan).values())
+    depths = list(_depths_of(plan).values())
     moved = any(c.negative == "drop" or c.unjudged == "drop" or c.ties == "numpy_argsort"
                 for c in (m.convention.convention for m in plan.measures))
     return None if moved or not depths or None in depths else max(depths)
@@ -409,16 +422,16 @@ def _query_values(s: Scores, in_run: np.ndarray, queries, convention: Convention
 # %% ../../nbs/44_scoring.ipynb #5082c9e2
 def _summary_row(name: str, q: QueryValues, convention: Convention, weights=None) -> dict:
     "A measure's aggregate and counts: queries in it, missing ones skipped or scored 0, IDCG-0 ones and those skipped."
-    missing = ~q.in_run
+    missing = ~q.in_run if not q.in_run.all() else None      # None: every query is in the run
     value = aggregate(q.values[q.in_mean], convention.aggregation, None if weights is None else weights[q.in_mean])
     if convention.zero_idcg == "nan" and (q.undefined & q.in_mean).any():
         value = float("nan")
     count = lambda flags: int(np.count_nonzero(flags))    # of booleans: no sum of numbers to call
+    undefined = q.undefined if missing is None else q.undefined & ~missing
     return {"measure": name, "value": value, "n_queries": count(q.in_mean),
-            "n_missing_skipped": count(missing & ~q.in_mean),      # skipped: by the rule, or as IDCG 0 under 'skip'
-            "n_missing_scored_zero": count(missing & q.in_mean),
-            "n_zero_idcg": count(q.undefined & ~missing),
-            "n_zero_idcg_skipped": count(q.undefined & ~missing & ~q.in_mean)}
+            "n_missing_skipped": 0 if missing is None else count(missing & ~q.in_mean),   # by the rule, or IDCG 0 ('skip')
+            "n_missing_scored_zero": 0 if missing is None else count(missing & q.in_mean),
+            "n_zero_idcg": count(undefined), "n_zero_idcg_skipped": count(undefined & ~q.in_mean)}
 
 # %% ../../nbs/44_scoring.ipynb #b6aaae25
 STATUSES = ("missing_from_run", "zero_idcg", "ok", "missing_from_qrels")

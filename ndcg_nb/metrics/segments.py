@@ -11,7 +11,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 # %% auto #0
-__all__ = ['ROW_BLOCK', 'SORTED_WHOLE', 'SMALL_MATRIX', 'run_mean', 'group_mean', 'offsets_from_lengths', 'lengths_from_offsets',
+__all__ = ['ROW_BLOCK', 'SORTED_WHOLE', 'run_mean', 'group_mean', 'offsets_from_lengths', 'lengths_from_offsets',
            'uniform_length', 'distinct', 'list_ids', 'ranks_from_lengths', 'positions_in_lists', 'segment_sum',
            'prefix_sums', 'weighted_sums', 'take_columns', 'top_k_stable', 'top_k_unstable', 'top_k_partition',
            'row_blocks', 'by_row_blocks', 'column_bits', 'score_keys', 'rows_to_sort_again', 'top_columns_by_keys',
@@ -329,12 +329,8 @@ def _sorted_by_buckets(key: np.ndarray, offsets: np.ndarray, k, stable: bool) ->
     return index, new_offsets
 
 # %% ../../nbs/10_segments.ipynb #6caf5969
-SMALL_MATRIX = 4096   # matrices of up to this many values are sorted whole by `np.argsort`: making keys costs more
-
 def _matrix_columns(matrix: np.ndarray, keep: int, stable: bool) -> np.ndarray:
     "The columns of each row's `keep` largest values, largest first, block by block (see `sorted_desc`)."
-    if stable and matrix.size <= SMALL_MATRIX:
-        return np.argsort(-matrix, axis=1, kind="stable")[:, :keep]
     if stable and matrix.shape[1] <= max(2 * keep, SORTED_WHOLE):
         return top_k_stable_short(matrix, keep)
     if keep == matrix.shape[1]:
