@@ -148,3 +148,11 @@ def test_the_forms_are_looked_at_only_when_nothing_matched(monkeypatch):
     monkeypatch.setattr(judgments_module, "id_form", looked)
     assert ndcg(QRELS, run_with(DOCS)) > 0.9
     assert ndcg({"q1": {"12": 2}}, {"q1": {"12": 1.0, "x": 2.0}}) > 0
+
+
+def test_a_judged_id_that_is_not_unicode_text_is_named():
+    "Dict qrels holding a lone surrogate (bytes decoded with surrogateescape) give an error naming the id, not a crash."
+    import ndcg_nb
+    from ndcg_nb.errors import InputError
+    with pytest.raises(InputError, match=r"document id 'a\\udc80' is not valid Unicode text"):
+        ndcg_nb.evaluate({"q": {"a\udc80": 1, "b": 0}}, {"q": {"x": 1.0}}, "ndcg")

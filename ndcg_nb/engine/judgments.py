@@ -15,7 +15,7 @@ from .deferred_imports import is_arrow, pandas as pd, pyarrow as pa, pyarrow_com
 from .arrow_numpy import as_arrow, as_numpy, text_as_arrow
 from ..metrics.batch import Batch
 from ..plugins import BoundPolicy
-from ..errors import UsageError
+from ..errors import InputError, UsageError
 from .inputs import NESTED_DICT, as_qrels, input_kind
 from .tidy import check_duplicates_rule
 from .read_dicts import dict_lines, text_keys
@@ -50,6 +50,24 @@ def judged_queries(qrels: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     position[used[order]] = np.arange(len(used))
     return np.asarray(names[used[order]], dtype=object), position[codes]
 
+# %% ../../nbs/43_judgments.ipynb #0aad617a
+def _arrow_text(ids, what: str) -> pa.Array:
+    "`ids` (Python strings) as Arrow text, or an `InputError` naming the first id that is not valid Unicode text."
+    try:
+        return pa.array(ids, type=pa.large_string())
+    except UnicodeEncodeError:
+        bad = next(i for i in ids if isinstance(i, str) and not i.isascii() and _lone_surrogate(i))
+        raise InputError(f"qrels: {what} id {bad!r} is not valid Unicode text (it holds a lone surrogate, "
+                         "as bytes decoded with errors='surrogateescape' do); decode the ids as UTF-8 first") from None
+
+def _lone_surrogate(text: str) -> bool:
+    "Whether `text` holds a code point UTF-8 cannot encode."
+    try:
+        text.encode("utf-8")
+        return False
+    except UnicodeEncodeError:
+        return True
+
 # %% ../../nbs/43_judgments.ipynb #jd0a0002
 @dataclass(eq=False)
 class Judgments:
@@ -76,7 +94,7 @@ class Judgments:
         if self.frame is not None:
             return id_codes(self.frame["doc"])
         ids = self.doc_ids
-        ids = ids.combine_chunks() if isinstance(ids, pa.ChunkedArray) else pa.array(ids, type=pa.large_string())
+        ids = ids.combine_chunks() if isinstance(ids, pa.ChunkedArray) else _arrow_text(ids, "document")
         encoded = pc.dictionary_encode(ids.cast(pa.large_string()))   # in order of first appearance
         return encoded.indices.to_numpy().astype(np.int64), pd.Index(pd.arrays.ArrowStringArray(encoded.dictionary))
 
