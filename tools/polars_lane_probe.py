@@ -1,11 +1,14 @@
 """A probe, not part of ndcg_nb: how fast could a polars lane for two TREC files be, with the checks ndcg_nb owes
 its users? It measures the polars lane that the performance page's "pyarrow, not polars" decision weighs.
 
-polars reads the run and the qrels, joins and ranks them; ndcg_nb's own code (grade rules, `score_depths`,
-`measure_summary`) does the rest, under the trec_eval preset, for `ndcg` and `ndcg_cut.10`. Two joins:
+polars reads the run and the qrels, joins and ranks them; ndcg_nb's public API does the rest: a `Plan` of `ndcg` and
+`ndcg_cut.10` under the trec_eval preset, its convention's grade rules, `score_depths` of the ranked lists against
+the judged pool, and `measure_summary` of each measure, put together as `score_run` puts them into an `Evaluation`.
+Two joins:
 
   strings  polars' join on the (query, document) strings and its sort by query, score, document id: the
-           document-id tie order is polars' sort. `--check` compares the per-query table with `evaluate`'s.
+           document-id tie order is polars' sort. `--check` compares the per-query table and the aggregate with
+           `ndcg_nb.evaluate`'s on the same files.
   hashed   a join on 64-bit hashes of (query, document) that checks both sides hold each pair once, then
            ndcg_nb's numpy ranking. Timing only: no tie order by document id, no test of hash collisions
            (both would cost more), so its figure is a lower bound.
@@ -15,11 +18,17 @@ plain: a tab, a carriage return, a blank line, two spaces, a line that is not al
 byte order mark, invalid UTF-8, a line over ndcg_nb's limit, a field missing, a document listed twice, a
 grade that is not a plain decimal, a score that is not finite.
 
+To run it: polars is not a dependency of ndcg_nb, so install it into the environment first; then make the
+benchmark's files (written under /tmp/ndcg_nb_benchmark unless `--data-dir` says otherwise); then give the probe
+the prefix of one pair of files:
+
+    pip install polars
+    python tools/benchmark.py --prepare
     python tools/polars_lane_probe.py /tmp/ndcg_nb_benchmark/v2-trec-20000x100 --join hashed
     python tools/polars_lane_probe.py /tmp/ndcg_nb_benchmark/v2-trec-20000x100 --join strings --check
 
-Run it under `/usr/bin/time -f "%e s %M KB"` for the process wall and peak; it prints the stages' times.
-Needs polars (not a dependency of ndcg_nb: `pip install polars`).
+It prints the stages' times on stderr and the means as trec_eval prints them on stdout. Run it under
+`/usr/bin/time -f "%e s %M KB"` for the process wall and peak.
 """
 from __future__ import annotations
 
@@ -36,6 +45,7 @@ FIELDS = {"qrels": ("query", "iter", "doc", "relevance"), "run": ("query", "q0",
 BLOCK = 1 << 20
 DECIMAL = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)$")
 STAGES = {}
+MEASURES = ["ndcg", "ndcg_cut.10"]
 
 
 def stage(name, started):
@@ -111,8 +121,14 @@ def read(pl, qrels_path, run_path):
     return qrels.with_columns(grade), run.drop("short")
 
 
+def run_only(pl, run, queries):
+    "The run's query ids that no judgment names, sorted (a lazy frame)."
+    return run.lazy().select(pl.col("query").unique()).join(queries, on="query", how="anti").sort("query")
+
+
 def ranked_by_strings(pl, qrels, run, conv):
-    "(query index, grade, judged) of the ranked lines, the qrels' query index, the judged query ids."
+    """(query index, grade, judged) of the ranked lines, the qrels' query index, the judged query ids (sorted as
+    ndcg_nb sorts them: by their UTF-8 bytes), the run's query ids without judgments."""
     queries = qrels.lazy().select(pl.col("query").unique().sort()).with_row_index("q")
     score = pl.col("score").cast(pl.Float32).cast(pl.Float64) if conv.float32_scores else pl.col("score")
     joined = (run.lazy().select("query", "doc", score.alias("score"))
@@ -123,13 +139,14 @@ def ranked_by_strings(pl, qrels, run, conv):
     duplicates = run.lazy().select(pl.struct("query", "doc").is_duplicated().any())
     pool = qrels.lazy().select("query").join(queries, on="query", how="left", maintain_order="left")
     try:
-        queries, ordered, duplicates, pool = pl.collect_all([queries, ordered, duplicates, pool])
+        unjudged, queries, ordered, duplicates, pool = pl.collect_all([run_only(pl, run, queries), queries, ordered,
+                                                                       duplicates, pool])
     except pl.exceptions.ComputeError:        # a document judged twice for a query
         return None
     if duplicates.item():
         return None
     return (ordered["q"].to_numpy(), ordered["relevance"].to_numpy(), ordered["judged"].to_numpy(),
-            pool["q"].to_numpy(), queries["query"].to_list())
+            pool["q"].to_numpy(), queries["query"].to_list(), unjudged["query"].to_list())
 
 
 def ranked_by_hashes(pl, qrels, run, conv):
@@ -143,7 +160,7 @@ def ranked_by_hashes(pl, qrels, run, conv):
     run_q = run.lazy().select("query").join(queries, on="query", how="left", maintain_order="left")
     pool = qrels.lazy().select("query").join(queries, on="query", how="left", maintain_order="left")
     try:
-        queries, found, run_q, pool = pl.collect_all([queries, found, run_q, pool])
+        unjudged, queries, found, run_q, pool = pl.collect_all([run_only(pl, run, queries), queries, found, run_q, pool])
     except pl.exceptions.ComputeError:        # a pair listed twice (or two pairs with one hash)
         return None
     line = found["line"].fill_null(-1).to_numpy()
@@ -156,52 +173,88 @@ def ranked_by_hashes(pl, qrels, run, conv):
     grade = np.where(judged, qrels["relevance"].to_numpy()[np.maximum(line, 0)], 0.0)
     joined = JoinedRun(query, np.zeros(len(query), dtype=np.int64), None, score, grade, judged, None)
     order = rank_order(joined, "input")
-    return query[order], grade[order], judged[order], pool["q"].to_numpy(), queries["query"].to_list()
+    return (query[order], grade[order], judged[order], pool["q"].to_numpy(), queries["query"].to_list(),
+            unjudged["query"].to_list())
 
 
-def evaluation(ranked, qrels, first_line: bytes, conv, measures):
-    "ndcg_nb's Evaluation from the ranked lines, by ndcg_nb's own grade rules, scoring and summary."
-    import pandas as pd
+def lane_reads(plan) -> bool:
+    "Whether the steps below reproduce what `score_run` does for `plan`: one convention, scored by the core."
+    conv = plan.convention.convention
+    return (conv.ties == "docno" and conv.max_docs is None and conv.unjudged != "drop" and conv.negative != "drop"
+            and all(m.convention is plan.convention and m.family.scorer(m) == "core"
+                    and not m.policies.truncation.context for m in plan.measures))
+
+
+def ranked_lists(ranked, qrels, plan):
+    "The ranked grades and the judged pool of every judged query as `ListsToScore`, and the per-ranked-document judged flags."
     from ndcg_nb.metrics.batch import Batch
-    from ndcg_nb.metrics.core import score_depths
-    from ndcg_nb.engine.measures import parse_measures
-    from ndcg_nb.engine.plan import apply_grade_rules
-    from ndcg_nb.engine.scoring import Evaluation, measure_summary, _shown_rows as shown_rows   # score_run's own rule
-    query, grade, judged, pool_query, names = ranked
+    from ndcg_nb.metrics.core import ListsToScore
+    from ndcg_nb.engine.judgments import pool_order
+    query, grade, judged, pool_query, names, _ = ranked
     n = len(names)
-    counts = np.bincount(query, minlength=n)
-    batch = Batch.from_lengths(apply_grade_rules(grade, conv, judged=judged)[0], counts)
+    grades, dropped = plan.convention.read_grades(grade, judged=judged)
+    judged = judged if dropped is None else judged & ~dropped
+    batch = Batch.from_lengths(grades, np.bincount(query, minlength=n))
     pool_query = pool_query.astype(np.int64)
-    order = np.argsort(pool_query, kind="stable")
-    pool_grades = apply_grade_rules(qrels["relevance"].to_numpy(), conv, negative=conv.ideal_negatives == "keep",
-                                    pool=True)[0]
-    ideal = Batch.from_lengths(pool_grades[order], np.bincount(pool_query, minlength=n))
-    wanted = parse_measures(measures)
-    scores = score_depths(batch, [m.k for m in wanted], ideal=ideal, gain=conv.gain, discount=conv.discount,
-                          truncation=conv.truncation, normalization=conv.normalization,
-                          ideal_negatives=conv.ideal_negatives)
-    queries = np.asarray(names, dtype=object)
-    column = pd.array(queries, dtype="str")
-    frames, summary = [], []
-    for m in wanted:
-        dcg, idcg, low, high = scores[m.k]
-        rows, row = measure_summary(m.name, queries, dcg, idcg, low, high, counts > 0, conv, query_column=column)
-        frames.append(rows)
+    pool_grades = plan.convention.read_pool(qrels["relevance"].to_numpy())
+    pool = Batch.from_lengths(pool_grades[pool_order(pool_query)], np.bincount(pool_query, minlength=n))
+    return ListsToScore.of(batch, pool), judged
+
+
+def per_query_table(measures: list[dict]):
+    "The per-query table as `score_run` shows it: every measure's rows, statuses as text, skipped missing queries left out."
+    import pandas as pd
+    from ndcg_nb.engine.scoring import STATUSES
+    statuses = np.asarray(STATUSES, dtype=object)
+    frames = [pd.DataFrame({**m, "query": pd.array(np.asarray(m["query"], dtype=object), dtype="str"),
+                            "status": pd.array(statuses[m["status"]], dtype="str")}) for m in measures]
+    table = pd.concat(frames, ignore_index=True)
+    return table[table.counted | (table.status != "missing_from_run")].reset_index(drop=True)
+
+
+def evaluation(ranked, qrels, first_line: bytes, plan):
+    "ndcg_nb's Evaluation from the ranked lines, by the plan's grade rules, `score_depths` and `measure_summary`."
+    import pandas as pd
+    from ndcg_nb.metrics.core import score_depths
+    from ndcg_nb.engine.plan import query_facts, run_only_scored
+    from ndcg_nb.engine.scoring import Evaluation, measure_summary
+    lists, judged = ranked_lists(ranked, qrels, plan)
+    queries, unjudged = np.asarray(ranked[4], dtype=object), np.asarray(ranked[5], dtype=object)
+    in_run = lists.batch.lengths > 0
+    groups = {}
+    for planned in plan.measures:          # the measures scored together: one ranking read at each of their depths
+        groups.setdefault(planned.scoring_key, (planned, []))[1].append(planned.k)
+    scores = {key: score_depths(lists, depths, planned.policies) for key, (planned, depths) in groups.items()}
+    measures, summary, notes = [], [], []
+    for planned in plan.measures:
+        conv = planned.convention.convention
+        columns, row = measure_summary(planned, scores[planned.scoring_key][planned.k], in_run, queries,
+                                       unjudged=run_only_scored(unjudged, conv)[0],
+                                       facts=query_facts(lists.batch, judged, planned.k, conv))
+        measures.append(columns)
         summary.append(row)
-    return Evaluation(shown_rows(frames), pd.DataFrame(summary), conv, first_line.split()[5].decode())
+        notes += planned.family.notes(planned, columns["value"][columns["counted"]], len(unjudged))
+    return Evaluation(per_query_table(measures), pd.DataFrame(summary), plan.convention.convention,
+                      first_line.split()[5].decode(), notes, means={row["measure"]: row["value"] for row in summary},
+                      conventions=plan.measure_conventions)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("prefix", help="the files PREFIX.qrels and PREFIX.run (tools/benchmark.py's data)")
     parser.add_argument("--join", choices=("strings", "hashed"), default="hashed")
-    parser.add_argument("--check", action="store_true", help="compare the per-query table with evaluate's")
+    parser.add_argument("--check", action="store_true", help="compare the per-query table and the aggregate with evaluate's (--join strings)")
     args = parser.parse_args()
+    if args.check and args.join != "strings":
+        parser.error("--check takes --join strings: the hashed join has no tie order by document id")
     started = time.perf_counter()
     import polars as pl
     import ndcg_nb.metrics.core, ndcg_nb.engine.judgments, ndcg_nb.engine.runs, ndcg_nb.engine.scoring   # what the stages below use: timed here
-    from ndcg_nb.engine.plan import resolve_convention
-    started = stage("import", started)
+    from ndcg_nb.engine.plan import Plan
+    plan = Plan.make(MEASURES, preset="trec_eval")
+    if not lane_reads(plan):
+        sys.exit("the plan takes rules this lane does not reproduce: left to ndcg_nb")
+    started = stage("import and plan", started)
     qrels_path, run_path = args.prefix + ".qrels", args.prefix + ".run"
     first_line = plain_text(run_path, "run")
     if plain_text(qrels_path, "qrels") is None or first_line is None:
@@ -211,22 +264,24 @@ def main():
     if both is None:
         sys.exit("a field missing, or a grade or score the lane leaves to ndcg_nb's reader")
     started = stage("read", started)
-    conv = resolve_convention("trec_eval")
     rank = ranked_by_strings if args.join == "strings" else ranked_by_hashes
-    ranked = rank(pl, *both, conv)
+    ranked = rank(pl, *both, plan.convention.convention)
     if ranked is None:
         sys.exit("a (query, document) pair listed twice: left to ndcg_nb's reader")
     started = stage("join and rank", started)
-    result = evaluation(ranked, both[0], first_line, conv, ["ndcg", "ndcg_cut.10"])
+    result = evaluation(ranked, both[0], first_line, plan)
     stage("score", started)
     print(" ".join(f"{name} {seconds:.2f} s" for name, seconds in STAGES.items()), file=sys.stderr)
     print(result.to_trec())
     if args.check:
         import pandas as pd
         from ndcg_nb import evaluate
-        general = evaluate(qrels_path, run_path, ["ndcg", "ndcg_cut.10"], preset="trec_eval", progress=False)
-        pd.testing.assert_frame_equal(result.per_query, general.per_query, check_exact=True)
-        pd.testing.assert_frame_equal(result.aggregate, general.aggregate, check_exact=True)
+        general = evaluate(qrels_path, run_path, MEASURES, preset="trec_eval", progress=False)
+        try:
+            pd.testing.assert_frame_equal(result.per_query, general.per_query, check_exact=True)
+            pd.testing.assert_frame_equal(result.aggregate, general.aggregate, check_exact=True)
+        except AssertionError as difference:
+            sys.exit(f"the lane's Evaluation differs from evaluate's:\n{difference}")
         print("the per-query table and the aggregate are identical to evaluate's", file=sys.stderr)
 
 
