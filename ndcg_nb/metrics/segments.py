@@ -43,7 +43,7 @@ def uniform_length(offsets: np.ndarray) -> int | None:
 # %% ../../nbs/10_segments.ipynb #1cc9c6c1
 def distinct(values: np.ndarray) -> np.ndarray:
     """The distinct integers of `values`, in increasing order: `np.unique(values)`, whose first call in a process
-    imports `numpy.ma` (12 ms) to ask whether the array is masked."""
+    imports `numpy.ma` to ask whether the array is masked."""
     ordered = np.sort(values)
     return ordered[np.r_[True, ordered[1:] != ordered[:-1]]] if len(ordered) else ordered
 
@@ -314,6 +314,15 @@ def padded_rows(values: np.ndarray, offsets: np.ndarray, rows: np.ndarray, fill:
     np.copyto(matrix, fill, where=padding)
     return matrix
 
+# %% ../../nbs/10_segments.ipynb #bk0a0006
+def _matrix_columns(matrix: np.ndarray, keep: int, stable: bool) -> np.ndarray:
+    "The columns of each row's `keep` largest values, largest first, block by block (see `sorted_desc`)."
+    if stable and matrix.shape[1] <= max(2 * keep, SORTED_WHOLE):
+        return top_k_stable_short(matrix, keep)
+    if keep == matrix.shape[1]:
+        return by_row_blocks(lambda m, k: np.argsort(-m, axis=1)[:, :k], matrix, keep)
+    return by_row_blocks(top_k_stable if stable else top_k_unstable, matrix, keep)
+
 # %% ../../nbs/10_segments.ipynb #bk0a0004
 def _sorted_by_buckets(key: np.ndarray, offsets: np.ndarray, k, stable: bool) -> tuple[np.ndarray, np.ndarray]:
     "`sorted_desc` of lists of many lengths by one finite key: each length bucket sorted as one padded matrix."
@@ -329,14 +338,6 @@ def _sorted_by_buckets(key: np.ndarray, offsets: np.ndarray, k, stable: bool) ->
     return index, new_offsets
 
 # %% ../../nbs/10_segments.ipynb #6caf5969
-def _matrix_columns(matrix: np.ndarray, keep: int, stable: bool) -> np.ndarray:
-    "The columns of each row's `keep` largest values, largest first, block by block (see `sorted_desc`)."
-    if stable and matrix.shape[1] <= max(2 * keep, SORTED_WHOLE):
-        return top_k_stable_short(matrix, keep)
-    if keep == matrix.shape[1]:
-        return by_row_blocks(lambda m, k: np.argsort(-m, axis=1)[:, :k], matrix, keep)
-    return by_row_blocks(top_k_stable if stable else top_k_unstable, matrix, keep)
-
 def sorted_desc(keys: tuple, offsets: np.ndarray, k: int | None = None, stable: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Indices putting each list in decreasing order of `keys[0]` (`keys[1:]` break its ties, then input order),
     keeping the first `k` of each list; and the offsets of the result. `stable=False` leaves the order of equal
