@@ -30,11 +30,17 @@ _all_ = ["ENTRY_POINT_GROUP", "BUILTINS", "BUILTIN_PRESETS", "NDCG_NB_PLUGINS", 
          "load_plugins", "parse_value", "parse_policy_spec", "BoundPolicy", "resolve_policy"]
 
 # %% ../nbs/27_plugins.ipynb #e6b9bee5
+def _hooks_of(manager, name: str) -> list[str]:
+    "The hooks the plugin called `name` implements, by name (none for a plugin that did not load)."
+    plugin = manager.get_plugin(name)
+    return [] if plugin is None else sorted(caller.name for caller in manager.get_hookcallers(plugin) or ())
+
 def list_plugins() -> list[dict[str, Any]]:
     """Every plugin ndcg_nb knows of, with its version, the policies it provides, its `status` (`ok`,
     `conflict`, `failed`: skipped, or `not loaded`: not chosen), the `error` that made it fail, its
-    `distribution` (the installed package of an entry-point plugin) and `notes` (overrides, conflicts)."""
-    registry = current_registry()
+    `distribution` (the installed package of an entry-point plugin), `notes` (overrides, conflicts) and the
+    `hooks` it implements."""
+    registry, manager = current_registry(), plugin_manager()
     rows = []
     for name, source in known_plugins().items():
         provided = registry.by_plugin.get(name, {k: [] for k in PLUGIN_KINDS})
@@ -47,5 +53,6 @@ def list_plugins() -> list[dict[str, Any]]:
             notes.append(f"not chosen by {LOAD_PLUGINS_VARIABLE} or load_plugins(only=...)")
         rows.append({"plugin": name, "version": source.version,
                      **{f"{kind}s": sorted(provided[kind]) for kind in PLUGIN_KINDS},
-                     "status": status, "error": error, "distribution": source.distribution, "notes": notes})
+                     "status": status, "error": error, "distribution": source.distribution, "notes": notes,
+                     "hooks": _hooks_of(manager, name)})
     return rows

@@ -18,11 +18,27 @@ if TYPE_CHECKING:                  # for the annotations only: the handlers impo
 __all__ = ['plugins_command', 'new_plugin_command', 'check_plugin_command']
 
 # %% ../../nbs/76_cli_plugins.ipynb #6a1e9398
+def _families_by_plugin() -> tuple[dict, str | None]:
+    "The measure families each plugin registers, by plugin, and the error that stopped them being registered, if any."
+    from ndcg_nb.errors import PluginError
+    from ndcg_nb.families.base import plugin_families
+    import ndcg_nb.engine.measures           # registers ndcg_nb's own families, whose names a plugin's cannot take
+    try:
+        found = plugin_families().values()
+    except PluginError as exc:               # listed, not raised: the listing works whatever the plugins do
+        return {}, str(exc)
+    families = {}
+    for family in found:
+        families.setdefault(family.plugin, []).append(family.name)
+    return families, None
+
 def _plugins_frame(rows: list[dict]) -> pd.DataFrame:
     import pandas as pd
     from ndcg_nb.hookspecs import PLUGIN_KINDS       # pluggy's module: imported when the plugins are listed
+    families, _ = _families_by_plugin()
     return pd.DataFrame([{"plugin": r["plugin"], "version": r["version"], "status": r["status"],
-                          **{f"{kind}s": ", ".join(r[f"{kind}s"]) or "-" for kind in PLUGIN_KINDS}} for r in rows])
+                          **{f"{kind}s": ", ".join(r[f"{kind}s"]) or "-" for kind in PLUGIN_KINDS},
+                          "measure families": ", ".join(families.get(r["plugin"], [])) or "-"} for r in rows])
 
 def _plugin_details(rows: list[dict]) -> list[str]:
     "One line per plugin error or note, naming the plugin and the distribution that installed it."
@@ -45,7 +61,7 @@ def _plugins(args) -> str:
         frame = frame.assign(error=[r["error"] for r in rows], distribution=[r["distribution"] for r in rows],
                              notes=["; ".join(r["notes"]) for r in rows])
         return frame.to_csv(index=False).rstrip("\n")
-    details = _plugin_details(rows)
+    details = _plugin_details(rows) + [f"measure families: {error}" for error in _families_by_plugin()[1:] if error]
     text = frame.fillna("-").to_string(index=False)
     return text + ("\n\n" + "\n".join(details) if details else "")
 
