@@ -232,7 +232,7 @@ def match_dict_run(run: dict, judgments: Judgments, depth: int | None = None) ->
 
 # %% ../../nbs/43a_matching.ipynb #26c030d8
 def _judged_by_code(code_of: dict, judgments: Judgments) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    "The judgments (`grade_of`) of the documents `code_of` holds: each one's query (index), document code and grade."
+    "The judgments (the grade_of table) of the documents `code_of` holds: each one's query (index), document code and grade."
     judged = list(judgments.grade_of.values())
     counts = np.fromiter(map(len, judged), dtype=np.int64, count=len(judged))
     at = np.fromiter(map(judgments.query_at.__getitem__, judgments.grade_of), dtype=np.int64, count=len(judged))
@@ -251,7 +251,7 @@ class RunIds:
     code_of: dict          # document id -> its place among the ids in Python's order of `str` (UTF-8 byte order)
     query: np.ndarray      # each judgment of one of these documents: its query (index into the judged queries),
     doc: np.ndarray        # its document's code
-    grade: np.ndarray      # and its grade, as `Judgments.grade_of` holds it
+    grade: np.ndarray      # and its grade, as the judgments' grade_of table holds it
     served: int = 0        # the runs it matched, besides the one it was made from
     last: tuple = ((), None)   # the ids of the last run it matched, in their order, and their codes
 
