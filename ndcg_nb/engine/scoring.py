@@ -277,6 +277,7 @@ class _Rankings:
     def __init__(self, run: MatchedRun, judgments: Judgments, no_common_query: str, depths: dict | None = None):
         self.run, self.judgments, self.no_common_query, self.made = run, judgments, no_common_query, {}
         self.levels_made = {}                           # (ranking key, missing_queries) -> trec_eval's ranked levels
+        self.queries_made = {}                          # ranking key -> `RankedQueries`, for families' own scoring
         self.depths = depths or {}                      # ranking key -> how deep its measures read (`ranking_depths`)
 
     def __call__(self, conv: Convention) -> tuple:
@@ -301,10 +302,13 @@ class _Rankings:
         return self.levels_made[key]
 
     def ranked_queries(self, conv: Convention) -> RankedQueries:
-        "Every judged query's ranked documents under `conv`, as a measure family that scores its own reads them."
-        joined, batch, _, rows = self(conv)
-        return RankedQueries(batch, joined.judged[rows], joined.doc[rows], joined.doc_names, self.judgments.doc_names,
-                             joined.in_run)
+        "Every judged query's ranked documents under `conv`, as a measure family that scores its own reads them; made once."
+        key = ranking_key(conv)
+        if key not in self.queries_made:                # shared by every depth of every such family on this ranking
+            joined, batch, _, rows = self(conv)
+            self.queries_made[key] = RankedQueries(batch, joined.judged[rows], joined.doc[rows], joined.doc_names,
+                                                   self.judgments.doc_names, joined.in_run)
+        return self.queries_made[key]
 
 # %% ../../nbs/44_scoring.ipynb #02417f6a
 def scored_by_trec_eval(planned: PlannedMeasure) -> bool:
