@@ -30,11 +30,11 @@ def _run_line(fields: list, number: int, source: str) -> TrecFormatError:
                            f"this one {len(fields)}{like}: {b' '.join(fields).decode(errors='replace')!r}")
 
 def _subtopic_lines(raw: bytes, source: str) -> pd.DataFrame:
-    "The first four fields of each line of `raw` that has any, as text, with the line's number."
+    "The first four fields of each line of `raw` that has any and is no comment (`#` first), as text, with its number."
     rows, lines = [], []
     for number, line in enumerate(raw.split(b"\n"), 1):
         fields = line.split()   # ASCII whitespace, as the qrels and run readers split
-        if not fields:
+        if not fields or fields[0].startswith(b"#"):
             continue
         if len(fields) < len(SUBTOPIC_FIELDS):
             raise TrecFormatError(f"{source}, line {number}: expected 4 fields ({' '.join(SUBTOPIC_FIELDS)}), "
