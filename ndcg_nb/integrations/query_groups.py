@@ -141,7 +141,7 @@ def _grade_codes(labels: np.ndarray, n_groups: int) -> np.ndarray | None:
     if not len(labels) or labels.dtype.kind not in "biuf":
         return None
     low, high = labels.min(), labels.max()
-    if not (low >= 0 and high <= MAX_COUNTED_GRADE and (high + 1) * n_groups <= 2 * len(labels) + 4096):
+    if not (low >= 0 and high <= MAX_COUNTED_GRADE and (float(high) + 1) * n_groups <= 2 * len(labels) + 4096):
         return None
     codes = labels.astype(np.uint8)
     return codes if (codes == labels).all() else None
@@ -353,7 +353,8 @@ class QueryGroups:
         p = self.plan
         if not self.one_ranking:
             by_depth = self._engine(Batch(self.grades, self.offsets, scores=scores))
-            return {k: ndcg_ratio(s.dcg - s.low, s.high - s.low, p.zero_idcg) for k, s in by_depth.items()}
+            return {k: ndcg_ratio(by_depth[k].dcg - by_depth[k].low, by_depth[k].high - by_depth[k].low, p.zero_idcg)
+                    for k in self.depths}
         dcg = self._matrix_dcgs(scores)
         return {k: ndcg_ratio(dcg[k], self.idcg[k], p.zero_idcg) for k in self.depths}
 
