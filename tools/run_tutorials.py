@@ -71,6 +71,9 @@ def copy_of_clone(folder: Path) -> Path:
     return copy
 
 
+CPU_TORCH = "torch==2.13.0"
+
+
 def make_environment(folder: Path, python: str) -> Path:
     "A new virtual environment in `folder` with `<clone>[tutorials]` installed; returns its Python."
     made = _run([python, "-m", "venv", folder / "venv"])
@@ -78,6 +81,11 @@ def make_environment(folder: Path, python: str) -> Path:
         raise SystemExit(f"run_tutorials: could not make a virtual environment:\n{made.stderr}")
     venv_python = folder / "venv" / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
     source = copy_of_clone(folder)
+    # torch first, pinned to the CPU build this machine keeps on disk: the extra's range alone would let pip take a
+    # CUDA build of several GB
+    torch = _run([venv_python, "-m", "pip", "install", "--quiet", CPU_TORCH], cwd=folder)
+    if torch.returncode:
+        raise SystemExit(f"run_tutorials: pip install {CPU_TORCH} failed:\n{torch.stderr[-6000:]}")
     install = _run([venv_python, "-m", "pip", "install", "--quiet", f"{source}[tutorials]"], cwd=folder)
     if install.returncode:
         raise SystemExit(f"run_tutorials: pip install \"{source}[tutorials]\" failed:\n{install.stderr[-6000:]}")
