@@ -14,16 +14,41 @@ _METRICS = {"metrics.core": ["cg", "dcg", "idcg", "ndcg", "ndcg_dataset", "Datas
 _RUNS = {"evaluation": ["evaluate"], "engine.evaluator": ["Evaluator"], "presets": ["Convention"],
          "engine.runs": ["read_qrels", "read_run"],
          "analysis.comparison": ["compare", "evaluate_runs"], "analysis.preset_differences": ["explain_presets"],
-         "analysis.value_bounds": ["bounds"], "analysis.report_page": ["report"]}
+         "analysis.value_bounds": ["bounds"], "analysis.report_page": ["report"],
+         "integrations.sparse_matrices": ["evaluate_matrices"]}
 
 # %% ../nbs/99_package.ipynb #d4f4781e
 _PLUGINS = {"hookspecs": ["hookimpl"], "families.base": ["MeasureFamily", "Parameter"], "plugins": ["list_plugins", "register_plugin", "unregister_plugin"],
             "errors": ["PluginError", "PolicyConflictError", "UnknownPolicyError"],
-            "integrations.training": ["catboost_ndcg", "ndcg_score", "ndcg_scorer", "lightgbm_ndcg", "xgboost_ndcg"]}
+            "integrations.training": ["catboost_ndcg", "ndcg_score", "ndcg_scorer", "lightgbm_ndcg", "xgboost_ndcg"],
+            "integrations.metric_object": ["NdcgAccumulator"]}
 
 # %% ../nbs/99_package.ipynb #b2858214
 _HOME = {name: module for table in (_METRICS, _RUNS, _PLUGINS) for module, names in table.items() for name in names}
 __all__ = list(_HOME)
+
+# %% ../nbs/99_package.ipynb #h49doc02
+import textwrap as _textwrap
+
+_FIRST_CALLS = """Exact, explainable NDCG: CG, DCG, IDCG and NDCG of ranked lists and of TREC runs, under any tool's convention.
+
+Five calls to start from:
+
+    ndcg([3, 2, 3, 0, 1, 2], k=5)                  NDCG@5 of one ranked list of relevance grades
+    evaluate("qrels.txt", "run.txt", ["ndcg_cut_10"])
+                                                   a run against its judgments (files, DataFrames or dicts)
+    Evaluator("qrels.txt", ["ndcg_cut_10"])        judgments read once, then .evaluate(run) for each run
+    compare("qrels.txt", ["a.run", "b.run"])       paired significance tests of runs against the first
+    ndcg-nb eval qrels.txt run.txt -m ndcg_cut_10  the same from the shell (ndcg-nb --help)
+
+preset="trec_eval" (or "sklearn", "ranx", ...) gives the numbers of that tool; explain(grades) shows the sums
+rank by rank; help(ndcg_nb.NAME) documents each name."""
+
+_ROLES = {"ranked lists": _METRICS, "runs and judgments": _RUNS, "plugins and training": _PLUGINS}
+
+__doc__ = _FIRST_CALLS + "\n\nEvery public name, by role:\n\n" + "\n".join(_textwrap.fill(
+    f"{role}: {', '.join(name for names in table.values() for name in names)}", 112, initial_indent="    ",
+    subsequent_indent="        ") for role, table in _ROLES.items())
 
 # %% ../nbs/99_package.ipynb #m0v3d002
 _MOVED_MODULES = {"segments": "metrics.segments", "batch": "metrics.batch", "core": "metrics.core",
@@ -76,4 +101,5 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    "The module's own names: a public name is in `__all__` and in the overview, and is imported when first used."
+    return sorted(set(globals()) - set(_HOME))

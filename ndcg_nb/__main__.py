@@ -10,9 +10,10 @@ import contextlib
 import os
 import signal
 import sys
+import warnings
 
 from . import __version__
-from .errors import NdcgError
+from .errors import NdcgError, NdcgWarning
 from .cli.arguments import read_standard_input, take_run_names
 from .cli.evaluation_commands import eval_command, score_command
 from .cli.comparison_commands import compare_command, explain_presets_command, report_command
@@ -50,6 +51,13 @@ def _print_output(text: str) -> int:
         return 1
     return 0
 
+# %% ../nbs/71_cli.ipynb #9dd0841d
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    "`warnings.showwarning` for the command line: an `NdcgWarning` as `ndcg-nb: warning: MESSAGE`."
+    text = (f"ndcg-nb: warning: {message}\n" if issubclass(category, NdcgWarning)
+            else warnings.formatwarning(message, category, filename, lineno, line))
+    (file or sys.stderr).write(text)
+
 # %% ../nbs/71_cli.ipynb #e12537b9
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `ndcg-nb` command. An error prints one message and exits 2 for bad usage (as argparse
@@ -58,9 +66,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        take_run_names(args)
-        read_standard_input(args)
-        return _print_output(args.run_command(args))
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            take_run_names(args)
+            read_standard_input(args)
+            output = args.run_command(args)
+        return _print_output(output)
     except KeyboardInterrupt:
         if args.traceback:
             raise

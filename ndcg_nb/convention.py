@@ -6,8 +6,10 @@
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 import numbers
+import re
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +21,7 @@ __all__ = ['ZERO_IDCG_POLICIES', 'SIGNED_ZERO_IDCG', 'SKIPPED_ZERO_IDCG', 'AGGRE
            'FIELD_DESCRIPTIONS', 'FIELDS', 'CONVENTION_CHOICES', 'TABLE_FIELDS', 'POLICY_FIELDS', 'RANKING_FIELDS',
            'POOL_FIELDS', 'TREC_OUTPUT_REQUIRES', 'PROVIDER_REQUIRES', 'FieldDescription', 'describe', 'parse_flag',
            'Convention', 'check_number', 'as_table', 'fields_affecting', 'required_values', 'convention_table',
-           'read_field']
+           'fields_help', 'read_field']
 
 # %% ../nbs/20_convention.ipynb #5b40bc5f
 ZERO_IDCG_POLICIES = ("zero", "one", "skip", "nan", "raise", "signed", "signed_skip")  # a list with IDCG <= 0
@@ -92,8 +94,10 @@ _POLICY_AND_ORDER = {
 
 # %% ../nbs/20_convention.ipynb #cv000017
 _GRADE_RULES = {
-    "unjudged": describe("choice", "a retrieved document without judgment gains 0, or is removed before ranking "
-                         "(trec_eval `-J`)", "ranking", ("zero", "drop")),
+    "unjudged": describe("choice", "a retrieved document without judgment gains 0, is removed before ranking "
+                         "(trec_eval `-J`), or is removed and a judged query left without a document is as if absent "
+                         "from the run (torchmetrics' `ignore_index` given to unjudged documents)", "ranking",
+                         ("zero", "drop", "ignore")),
     "negative": describe("choice", "a negative judgment counts as 0 and as unjudged (trec_eval), is a real, harmful "
                          "grade, takes its document out of the ranking (TF-Ranking's padding without a mask), or is an "
                          "error (NTCIREVAL, which reads it as a list index counted back from its top level)",
@@ -136,6 +140,10 @@ _TOOL_RULES = {
     "ideal_grades": describe("choice", "the ideal's judged pool reads grades as the ranked list does, or rounds them "
                              "to the nearest whole number, halves to even (RankLib's `-qrel` file)", "pool gains",
                              ("as_ranked", "rint")),
+    "identical_ids": describe("choice", "a retrieved document whose id is its query's id stays, or leaves the ranking "
+                              "before it is ranked, its judgment staying in the ideal (BEIR's `ignore_identical_ids`, on "
+                              "by default there: a corpus that holds the queries retrieves each query first)", "ranking",
+                              ("keep", "drop"), trec_output="keep", provider="keep"),
 }
 
 # %% ../nbs/20_convention.ipynb #cv000026
@@ -180,7 +188,14 @@ def _field(name: str, default):
 # %% ../nbs/20_convention.ipynb #ec6e59fb
 @dataclass(frozen=True)
 class Convention:
-    "Every choice that turns a run and its qrels into NDCG values."
+    """Every choice that turns a run and its qrels into NDCG values: the gain, discount, truncation and
+    normalization policies, how ties are ordered, how unjudged, negative and fractional grades are read, which
+    queries count and how their values are combined. A frozen record: `replace` gives a changed copy.
+
+    Get one from a preset, the convention of a tool, rather than field by field:
+    `resolve_convention("trec_eval")` (from `ndcg_nb.evaluation`; `ndcg-nb plugins` lists the presets), or
+    `evaluate(qrels, run, preset="sklearn")` for one evaluation; `Convention(gain="exponential")` is the defaults
+    with one choice changed. `convention_table()` describes every field in full."""
     gain: str | tuple = _field("gain", "linear")
     discount: str | tuple = _field("discount", "log2")
     truncation: str | tuple = _field("truncation", "cut")
@@ -204,6 +219,7 @@ class Convention:
     zero_grade_sum: str = _field("zero_grade_sum", "score")
     no_hits: str = _field("no_hits", "score")
     ideal_grades: str = _field("ideal_grades", "as_ranked")
+    identical_ids: str = _field("identical_ids", "keep")
     preset: str | None = _field("preset", None)
 
     def __post_init__(self):
@@ -307,6 +323,19 @@ def convention_table() -> str:
     "The convention's fields as a markdown table: name, values, default and what each decides."
     rows = [f"| `{name}` | {_shown_choices(f)} | `{f.default!r}` | {f.metadata['doc']} |" for name, f in FIELDS.items()]
     return "\n".join(["| field | values | default | what it decides |", "|---|---|---|---|", *rows])
+
+# %% ../nbs/20_convention.ipynb #cv49h002
+def _gist(f) -> str:
+    "What field `f` decides, to its first clause, with its other choices."
+    gist = re.split(r" \(|: |; |, ", f.metadata["doc"])[0]
+    others = [c for c in f.metadata["choices"] if c != f.default]
+    return gist + (f" (or {', '.join(others)})" if others else "")
+
+def fields_help() -> str:
+    "The convention's fields as plain text, one line each: name, default and what it decides."
+    return "\n".join(f"    {name:<17} {f.default!r:<12} {_gist(f)}" for name, f in FIELDS.items())
+
+Convention.__doc__ = inspect.cleandoc(Convention.__doc__) + "\n\nFields (name, default, what it decides):\n\n" + fields_help()
 
 # %% ../nbs/20_convention.ipynb #fd01a015
 _NONE = ("none", "")

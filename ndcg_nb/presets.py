@@ -16,12 +16,14 @@ from .hookspecs import hookimpl
 # %% auto #0
 __all__ = ['TREC_EVAL_PRESETS', 'PRESET_NOTES', 'check_parameter', 'trec_eval_preset', 'trec_eval_9_preset', 'sklearn_preset',
            'sklearn_ignore_ties_preset', 'lightgbm_preset', 'xgboost_preset', 'ranx_preset', 'ranx_burges_preset',
-           'preset_note', 'ir_measures_preset', 'gdeval_preset', 'trectools_preset', 'ntcir_preset',
-           'ntcir_ndcg_b_preset', 'negative_grade_refused', 'torchmetrics_preset', 'tf_ranking_preset',
+           'preset_note', 'ir_measures_preset', 'gdeval_preset', 'beir_preset', 'mteb_preset', 'trectools_preset',
+           'ntcir_preset', 'ntcir_ndcg_b_preset', 'negative_grade_refused', 'torchmetrics_preset', 'tf_ranking_preset',
            'catboost_preset', 'ranklib_preset', 'spark_mllib_preset', 'recommenders_preset', 'recbole_preset',
-           'elliot_preset', 'vespa_preset', 'elasticsearch_preset', 'register_presets', 'ZERO_IDCG_POLICIES',
-           'SIGNED_ZERO_IDCG', 'SKIPPED_ZERO_IDCG', 'AGGREGATIONS', 'FIELD_KINDS', 'FIELDS', 'CONVENTION_CHOICES',
-           'TABLE_FIELDS', 'parse_flag', 'Convention', 'as_table', 'convention_table', 'read_field']
+           'elliot_preset', 'vespa_preset', 'elasticsearch_preset', 'ignite_preset', 'torchrec_preset',
+           'keras_rs_preset', 'metrax_preset', 'cornac_preset', 'recpack_preset', 'register_presets',
+           'ZERO_IDCG_POLICIES', 'SIGNED_ZERO_IDCG', 'SKIPPED_ZERO_IDCG', 'AGGREGATIONS', 'FIELD_KINDS', 'FIELDS',
+           'CONVENTION_CHOICES', 'TABLE_FIELDS', 'parse_flag', 'Convention', 'as_table', 'convention_table',
+           'read_field']
 
 # %% ../nbs/23_presets.ipynb #pr000002
 _all_ = ["ZERO_IDCG_POLICIES", "SIGNED_ZERO_IDCG", "SKIPPED_ZERO_IDCG", "AGGREGATIONS", "FIELD_KINDS", "FIELDS",
@@ -136,6 +138,30 @@ def gdeval_preset() -> Convention:
 PRESET_NOTES["gdeval"] = ("gdeval prints 5 decimals (agreement to 5e-6 only); it dies on grades above 4, non-integer grades "
                           "and non-numeric topics, which ndcg_nb scores; it needs a depth (ndcg_nb allows none).")
 
+# %% ../nbs/23_presets.ipynb #6c57c4e9
+def beir_preset(ignore_identical_ids: bool = True) -> Convention:
+    """BEIR `EvaluateRetrieval.evaluate(qrels, results, k_values, ignore_identical_ids=True)`
+    (`beir/retrieval/evaluation.py`): pytrec_eval's `ndcg_cut` (trec_eval 9.x, scores as floats) averaged over the
+    judged queries of the run, after removing every document whose id is its query's id (`ignore_identical_ids`)."""
+    drop = parse_flag(ignore_identical_ids, "ignore_identical_ids")
+    return trec_eval_9_preset().replace(identical_ids="drop" if drop else "keep", preset="beir")
+
+def mteb_preset(ignore_identical_ids: bool = False) -> Convention:
+    """MTEB's `RetrievalEvaluator.evaluate` (`mteb/_evaluators/retrieval_evaluator.py`, `calculate_retrieval_scores`
+    in `mteb/_evaluators/retrieval_metrics.py`): pytrec_eval's `ndcg_cut` over grades read as int32, averaged over
+    the judged queries of the run; documents named as their query removed only for a task that sets
+    `ignore_identical_ids`."""
+    drop = parse_flag(ignore_identical_ids, "ignore_identical_ids")
+    return trec_eval_9_preset().replace(identical_ids="drop" if drop else "keep", preset="mteb")
+
+PRESET_NOTES["beir"] = ("BEIR returns only means, rounded to 5 decimals (ndcg_nb gives each query's value, unrounded), and "
+                        "removes the identical-id documents from the caller's results dict itself; pytrec_eval refuses "
+                        "non-integer grades, which ndcg_nb truncates as trec_eval does. BEIR's hole@k and capped recall "
+                        "(evaluate_custom) are not ndcg_nb measures.")
+PRESET_NOTES["mteb"] = ("MTEB rounds its means to 5 decimals (its all_scores hold each query's value, unrounded); its loader "
+                        "refuses a fractional grade, which ndcg_nb truncates; skip_first_result (image-to-image tasks) "
+                        "removes each query's top result, tied scores in dict order, which no convention holds.")
+
 # %% ../nbs/23_presets.ipynb #5a523012
 def trectools_preset(trec_eval: bool = True, remove_unjudged: bool = False, depth: int = 1000) -> Convention:
     """trectools 0.0.50 `TrecEval.get_ndcg(depth, trec_eval, removeUnjudged)` (`trectools/trec_eval.py`): linear gain
@@ -180,12 +206,14 @@ PRESET_NOTES["ntcir_ndcg_b"] = PRESET_NOTES["ntcir"]
 _TORCH_EMPTY = {"neg": "zero", "pos": "one", "skip": "skip", "error": "raise"}   # empty_target_action -> rule
 
 def torchmetrics_preset(aggregation: str = "mean", empty_target_action: str | None = None,
-                        functional: bool = False) -> Convention:
+                        functional: bool = False, ignore_index: bool = False) -> Convention:
     """torchmetrics `RetrievalNormalizedDCG(empty_target_action=..., aggregation=...)` (`retrieval/base.py`), or with
     `functional=True` `retrieval_normalized_dcg` (`functional/retrieval/ndcg.py`): linear gain, log2, the given list
     as ideal with negatives kept, ties averaged (`_tie_average_dcg`) on float32 predictions, IDCG 0 scores 0 and a
     negative IDCG divides; the class scores a query whose grades sum to 0 by `empty_target_action` ("neg" by
-    default), the functional scores it; `median` is torch's lower median."""
+    default), the functional scores it; `median` is torch's lower median. `ignore_index`: the class given
+    `ignore_index` as the target of every unjudged document, which it removes, and a query left without a document
+    with it."""
     if aggregation not in ("mean", "median", "min", "max"):
         raise UsageError(f"torchmetrics aggregation must be mean, median, min or max, got {aggregation!r}")
     if parse_flag(functional, "functional") and empty_target_action is not None:
@@ -194,14 +222,22 @@ def torchmetrics_preset(aggregation: str = "mean", empty_target_action: str | No
     action = "neg" if empty_target_action is None else str(empty_target_action).lower()
     if action not in _TORCH_EMPTY:
         raise UsageError(f"torchmetrics empty_target_action must be neg, pos, skip or error, got {empty_target_action!r}")
+    ignored = parse_flag(ignore_index, "ignore_index")
+    if ignored and parse_flag(functional, "functional"):
+        raise UsageError("torchmetrics' functional retrieval_normalized_dcg has no ignore_index; give functional=true "
+                         "or ignore_index=true, not both")
     rule = "score" if parse_flag(functional, "functional") else _TORCH_EMPTY[action]
     return Convention(gain="linear", ties="average", normalization="retrieved", negative="keep", ideal_negatives="keep",
-                      unjudged_queries="zero" if rule == "score" else rule, zero_grade_sum=rule, zero_idcg="signed",
+                      unjudged="ignore" if ignored else "zero",
+                      unjudged_queries="skip" if ignored else "zero" if rule == "score" else rule, zero_grade_sum=rule,
+                      zero_idcg="signed",
                       float32_scores=True, aggregation="lower_median" if aggregation == "median" else aggregation,
                       preset="torchmetrics")
 
 PRESET_NOTES["torchmetrics"] = ("torchmetrics computes in float32 (agreement to ~1e-7), and sums a query's grades in float32 "
-                                "for its empty-target test (grades like 0.1, 0.2, -0.3 may sum to 0 there, not in ndcg_nb).")
+                                "for its empty-target test (grades like 0.1, 0.2, -0.3 may sum to 0 there, not in ndcg_nb). With "
+                                "ignore_index, a judged document whose grade equals the ignore_index is removed too; "
+                                "ndcg_nb keeps it.")
 
 # %% ../nbs/23_presets.ipynb #b398d535
 def tf_ranking_preset(mask: bool = False) -> Convention:
@@ -250,32 +286,51 @@ PRESET_NOTES["ranklib"] = "A negative label crashes RankLib (an array index of -
 # %% ../nbs/23_presets.ipynb #c099199a
 _SPARK_LABELS = ("judged", "relevant")
 
-def spark_mllib_preset(graded: bool = False, labels: str = "judged") -> Convention:
-    """Spark MLlib `RankingMetrics.ndcgAt` (`mllib/.../evaluation/RankingMetrics.scala`), the qrels as its labels:
-    binary over the labels, every judged document (`labels="judged"`: what PySpark returns, relevances dropped) or
-    those graded above 0 (`labels="relevant"`), or (`graded`, Scala's API) 2^g - 1 with the ideal from all the labels
-    in the order given (not sorted: NDCG can exceed 1), divided unless it is 0; discount 1/ln(r+1); queries on
-    either side alone score 0."""
-    graded = parse_flag(graded, 'graded')
+_SPARK_ROWS = {"all": ("zero", "zero"), "run": ("skip", "zero"), "qrels": ("zero", "skip"), "both": ("skip", "skip")}
+
+def _spark_labels(graded: bool, labels: str, relevant_from) -> None:
+    "Refuse a combination of spark_mllib's label parameters that names no way of building Spark's labels."
     if labels not in _SPARK_LABELS:
         raise UsageError(f"spark_mllib labels must be judged or relevant, got {labels!r}")
     if graded and labels != "judged":
         raise UsageError("spark_mllib:graded=true takes every judged document as a label, with its grade as relevance; "
                          "labels=relevant is for the binary ndcgAt")
+    if relevant_from is None:
+        return
+    check_parameter("spark_mllib", "relevant_from", relevant_from, above=0)
+    if labels != "relevant":
+        raise UsageError("spark_mllib relevant_from is the lowest grade of a label under labels=relevant; "
+                         "give labels=relevant with it")
+
+def spark_mllib_preset(graded: bool = False, labels: str = "judged", relevant_from: float | None = None,
+                       rows: str = "all") -> Convention:
+    """Spark MLlib `RankingMetrics.ndcgAt` (`mllib/.../evaluation/RankingMetrics.scala`), the qrels as its labels:
+    binary over the labels, every judged document (`labels="judged"`: what PySpark returns, relevances dropped) or
+    those graded above 0 (`labels="relevant"`; `relevant_from`: graded at least that), or (`graded`, Scala's API)
+    2^g - 1 with the ideal from all the labels in the order given (not sorted: NDCG can exceed 1), divided unless it
+    is 0; discount 1/ln(r+1). `rows`: which queries are rows of Spark's input, each of them counted (a side it lacks
+    scores 0): `all` (an outer join), `run`, `qrels` or `both` (an inner join)."""
+    graded = parse_flag(graded, 'graded')
+    _spark_labels(graded, labels, relevant_from)
+    if rows not in _SPARK_ROWS:
+        raise UsageError(f"spark_mllib rows must be all, run, qrels or both (the queries of Spark's rows), got {rows!r}")
+    missing, unjudged = _SPARK_ROWS[rows]
     if graded:
         return Convention(gain="exponential", ties="input", normalization="given_order", negative="keep",
-                          ideal_negatives="keep", missing_queries="zero", unjudged_queries="zero", zero_idcg="signed",
+                          ideal_negatives="keep", missing_queries=missing, unjudged_queries=unjudged, zero_idcg="signed",
                           preset="spark_mllib")
-    return Convention(gain="positive", ties="input", normalization="judged", negative="zero", missing_queries="zero",
-                      judged_grade=1 if labels == "judged" else None, unjudged_queries="zero", zero_idcg="zero",
-                      preset="spark_mllib")
+    return Convention(gain="positive", ties="input", normalization="judged", negative="zero", missing_queries=missing,
+                      judged_grade=1 if labels == "judged" else None, min_grade=None if relevant_from is None else float(relevant_from),
+                      unjudged_queries=unjudged, zero_idcg="zero", preset="spark_mllib")
 
 PRESET_NOTES["spark_mllib"] = ("PySpark's RankingMetrics drops the relevances of (predictions, labels, relevances) rows "
                                "(PythonMLLibAPI.newRankingMetrics passes Scala the first two columns): from Python ndcgAt is "
                                "binary with every label relevant, the default here; graded=true is the graded ndcgAt of "
                                "Scala and Java (RankingMetrics.of), which PySpark's class never calls. Graded ndcgAt takes "
                                "the ground truth in the caller's order; ndcg_nb takes it in the qrels' order (file or dict "
-                               "order), so the two agree when the labels are passed as the qrels hold them.")
+                               "order), so the two agree when the labels are passed as the qrels hold them. Spark scores the rows it "
+                               "is given: which queries those are (rows) and which documents are labels (labels, "
+                               "relevant_from) depend on how its input was built, and so does its value.")
 
 # %% ../nbs/23_presets.ipynb #91ea6b89
 def recommenders_preset(score_type: str = "binary") -> Convention:
@@ -295,11 +350,15 @@ PRESET_NOTES["recommenders"] = ("With relevancy_method='by_threshold' Recommende
                                 "there, left out by ndcg_nb.")
 
 # %% ../nbs/23_presets.ipynb #03b39901
-def recbole_preset() -> Convention:
+def recbole_preset(users: str = "test") -> Convention:
     """RecBole `NDCG` (`recbole/evaluator/metrics.py`): binary hits (grade 1 or more), log2, ideal min(#positives, k)
-    ones, k being the list's length when not given; a user without a positive scores 0 and counts in the mean."""
+    ones, k being the list's length when not given; a user without a positive scores 0 and counts in the mean.
+    `users`: the users with test rows, those RecBole evaluates (`test`), or every user of the run (`run`: one
+    without test rows has no positive, so the metric scores it 0)."""
+    if users not in ("test", "run"):
+        raise UsageError(f"recbole users must be test or run, got {users!r}")
     return Convention(gain="positive", ties="input", normalization="judged_to_length:only_without_depth=true", min_grade=1,
-                      zero_idcg="zero", preset="recbole")
+                      zero_idcg="zero", unjudged_queries="zero" if users == "run" else "skip", preset="recbole")
 
 def elliot_preset(threshold: float = 0) -> Convention:
     """Elliot `nDCG` (`elliot/evaluation/metrics/accuracy/ndcg/ndcg.py`, `relevance.py`): gain 2^(g - t + 1) - 1 for
@@ -339,6 +398,96 @@ PRESET_NOTES["vespa"] = "pyvespa refuses graded relevance outside [0, 1]; ndcg_n
 PRESET_NOTES["elasticsearch"] = ("normalize is false by default in Elasticsearch (plain DCG, no ideal): this preset is "
                                  "its normalize=true; plain DCG is dcg(), not NDCG.")
 
+# %% ../nbs/23_presets.ipynb #5726e8c9
+_IGNITE_GAINS = {"exp_rank": "exponential", "linear_rank": "linear"}
+
+def ignite_preset(gain_function: str = "exp_rank", ignore_zero_hits: bool = True,
+                  relevance_threshold: float = 1.0) -> Convention:
+    """PyTorch-Ignite `ignite.metrics.NDCG(top_k, ignore_zero_hits, relevance_threshold, gain_function)`
+    (`ignite/metrics/rec_sys/ndcg.py`): 2^g - 1 (`exp_rank`) or the grade (`linear_rank`), log2, grades below
+    `relevance_threshold` count 0, ideal from the list, ties in input order (`torch.argsort(stable=True)`); a list
+    without a grade at or above the threshold is left out (`ignore_zero_hits`) or scores 0."""
+    check_parameter("ignite", "relevance_threshold", relevance_threshold, above=0)
+    if gain_function not in _IGNITE_GAINS:
+        raise UsageError(f"ignite gain_function must be exp_rank or linear_rank, got {gain_function!r}")
+    rule = "skip" if parse_flag(ignore_zero_hits, "ignore_zero_hits") else "zero"
+    return Convention(gain=_IGNITE_GAINS[gain_function], ties="input", normalization="retrieved", negative="keep",
+                      min_grade=float(relevance_threshold), zero_idcg=rule, unjudged_queries=rule, preset="ignite")
+
+PRESET_NOTES["ignite"] = ("Ignite's discounts and its running sum are float32 (agreement to ~1e-7); it ranks the scores in "
+                          "the dtype it is given (float32 model outputs can tie where doubles do not: add "
+                          "float32_scores=True). A relevance_threshold of 0 or below keeps negative grades and no longer "
+                          "ties ignore_zero_hits to an IDCG of 0: refused here.")
+
+# %% ../nbs/23_presets.ipynb #19f04db9
+def torchrec_preset(exponential_gain: bool = False) -> Convention:
+    """TorchRec `NDCGMetric(report_ndcg_as_decreasing_curve=False)` (`torchrec/metrics/ndcg.py`): the label (2^g - 1
+    with `exponential_gain`), log2, ideal from the session's labels with negatives kept, an IDCG of 0 replaced by
+    1e-6 (a session of 0 labels scores 0) and a negative one divides; every session counts."""
+    return Convention(gain="exponential" if parse_flag(exponential_gain, "exponential_gain") else "linear", ties="input",
+                      normalization="retrieved", negative="keep", ideal_negatives="keep", unjudged_queries="zero",
+                      zero_idcg="signed", preset="torchrec")
+
+PRESET_NOTES["torchrec"] = ("TorchRec reports 1 - NDCG unless report_ndcg_as_decreasing_curve=False; it multiplies a session's "
+                            "value by the session's largest weight and divides the sum by the number of sessions (not by "
+                            "the weights: evaluate(query_weights=...) times the mean weight); remove_single_length_sessions "
+                            "(one-document sessions left out), scale_by_weights_tensor (labels and scores times the weights) "
+                            "and negative tasks (1 - label, 1 - score) have no convention field. An IDCG of exactly 0 with "
+                            "a DCG that is not (negative labels) gives DCG / 1e-6 there, 0 here. Ties follow torch.sort "
+                            "without stable=True, an order torch leaves unspecified (input order on lists of 10 tied "
+                            "documents here, not on 20 or 40). Discounts are float32 (~1e-8).")
+
+# %% ../nbs/23_presets.ipynb #a3f30525
+def keras_rs_preset() -> Convention:
+    """Keras-RS `keras_rs.metrics.NDCG(k)` (`keras_rs/src/metrics/ndcg.py`, `ranking_metric.py`): 2^g - 1, log2, ideal
+    from the list; a negative label is padding, out of the ranking and the ideal; IDCG 0 scores 0 (`divide_no_nan`)
+    and counts, a list without judgments too; float32 scores (Keras' floatx); ties in input order (Keras-RS: random)."""
+    return Convention(gain="exponential", ties="input", normalization="retrieved", negative="drop", ideal_negatives="drop",
+                      unjudged_queries="zero", zero_idcg="zero", float32_scores=True, preset="keras_rs")
+
+def metrax_preset() -> Convention:
+    """google-metrax `NDCGAtK` (`metrax/ranking_metrics.py`): 2^g - 1 on float32 labels, log2 over the ranks of
+    `jnp.argsort(-predictions)` (stable: ties in input order), ideal from the list's labels with negatives kept,
+    IDCG 0 scores 0 (`base.divide_no_nan`); every list counts; float32 scores."""
+    return Convention(gain="exponential", ties="input", normalization="retrieved", negative="keep", ideal_negatives="keep",
+                      unjudged_queries="zero", zero_idcg="signed", float32_scores=True, preset="metrax")
+
+PRESET_NOTES["keras_rs"] = ("Keras-RS shuffles tied predictions at random, shuffle_ties=False included (sort_by_scores shuffles "
+                            "whenever a mask is given, and update_state always gives one): ndcg_nb uses input order, and "
+                            "evaluate(..., bounds=True) bounds every tie order. A list whose every label is negative (all "
+                            "padding) has weight 0 and leaves the mean; ndcg_nb scores it 0. List-wise sample_weight is "
+                            "evaluate(query_weights=...) except that a list without a relevant label takes the mean weight "
+                            "of the batch's other lists; item-wise weights enter the DCG (weight times gain), which no "
+                            "convention field holds. float32 arithmetic (~1e-7).")
+PRESET_NOTES["metrax"] = ("metrax clips NDCG at 1 (jnp.minimum(ndcg, 1.0)), so a list whose IDCG is negative (no positive "
+                          "gain, some negative) scores 1 there; ndcg_nb divides (a value of 1 or more): no zero_idcg rule "
+                          "scores an IDCG of 0 as 0 and a negative one as 1. metrax takes no weights. float32 (~1e-7).")
+
+# %% ../nbs/23_presets.ipynb #0ab8f0b2
+def cornac_preset(rating_threshold: float = 1.0) -> Convention:
+    """cornac `metrics.NDCG` under `eval_methods.base_method.ranking_eval`: an item is relevant (gain 1) when its
+    test rating is at least `rating_threshold`, log2, ideal min(#relevant, k) ones, a test user without a relevant
+    item skipped, ties as `np.argsort(scores)[::-1]` (`models/recommender.py`, `Recommender.rank` with k=-1)."""
+    check_parameter("cornac", "rating_threshold", rating_threshold, above=0)
+    return Convention(gain="positive", ties="numpy_argsort", normalization="judged", negative="zero",
+                      min_grade=float(rating_threshold), missing_queries="zero", zero_idcg="skip", preset="cornac")
+
+def recpack_preset() -> Convention:
+    """RecPack `metrics.NDCGK` (`recpack/metrics/dcg.py`, `metrics/base.py`): binary interactions (a value above 0
+    is relevant), log2, ideal min(history, K) ones, users without a nonzero test value left out, a test user without
+    predictions scoring 0; ties in item order."""
+    return Convention(gain="positive", ties="input", normalization="judged", negative="zero", missing_queries="zero",
+                      zero_idcg="skip", preset="recpack")
+
+PRESET_NOTES["cornac"] = ("With a cut-off, cornac's Recommender.rank picks the top k with np.argpartition, whose order of "
+                          "ties is no rule (ndcg_nb uses NumPy's argsort, the order of k=-1); ranking_eval never masks "
+                          "a training item that is also a test positive, so pass exclude= without those. A "
+                          "rating_threshold of 0 or less (a rating of 0 relevant) is refused.")
+PRESET_NOTES["recpack"] = ("RecPack orders ties by np.argpartition (no rule; ndcg_nb keeps item order). Its pipelines pass "
+                           "binary interactions; on other values NDCGK divides a value v at rank r by log2(r * v + 1) "
+                           "and counts int(sum of values) ideal ones (values above 1, NaN for negative ones), which no "
+                           "convention repeats: the preset reads every value above 0 as relevant.")
+
 # %% ../nbs/23_presets.ipynb #3b409687
 @hookimpl
 def register_presets(register):
@@ -352,18 +501,29 @@ def register_presets(register):
     register("ranx", ranx_preset, "ranx ndcg: grades below 1 count 0, missing queries score 0")
     register("ranx_burges", ranx_burges_preset, "ranx ndcg_burges: as ranx with 2^rel - 1")
     register("ir_measures", ir_measures_preset, "ir_measures nDCG: trec_eval, judged queries missing from the run score 0 (param judged_only)")
+    register("beir", beir_preset, "BEIR EvaluateRetrieval: pytrec_eval ndcg_cut, documents named as their query removed "
+             "(param ignore_identical_ids)")
+    register("mteb", mteb_preset, "MTEB retrieval evaluator: pytrec_eval ndcg_cut on int32 grades (param ignore_identical_ids)")
     register("gdeval", gdeval_preset, "gdeval (ir_measures dcg='exp-log2'): 2^rel - 1, positive judgments only")
     register("trectools", trectools_preset, "trectools get_ndcg: docid ascending ties, run queries without qrels score 0 (params trec_eval, remove_unjudged, depth)")
     register("ntcir", ntcir_preset, "NTCIREVAL MSnDCG: linear per-level gain, all judged")
     register("ntcir_ndcg_b", ntcir_ndcg_b_preset, "NTCIREVAL nDCG: no discount before rank b (param b)")
-    register("torchmetrics", torchmetrics_preset, "torchmetrics retrieval NDCG: list ideal, negatives kept, ties averaged (param aggregation)")
+    register("torchmetrics", torchmetrics_preset, "torchmetrics retrieval NDCG: list ideal, negatives kept, ties averaged (params aggregation, "
+             "empty_target_action, functional, ignore_index)")
     register("tf_ranking", tf_ranking_preset, "TF-Ranking NDCGMetric: 2^rel - 1, list ideal (param mask); random ties not reproduced")
     register("catboost", catboost_preset, "CatBoost NDCG: worst-first ties, IDCG <= 0 scores 1 (params type, denominator)")
     register("ranklib", ranklib_preset, "RankLib NDCG@k: 2^rel - 1 on int labels (param qrel_file)")
-    register("spark_mllib", spark_mllib_preset, "Spark MLlib ndcgAt: binary as PySpark returns it (param labels) or "
-             "Scala's graded (param graded), every query counts")
+    register("spark_mllib", spark_mllib_preset, "Spark MLlib ndcgAt: binary as PySpark returns it (params labels, "
+             "relevant_from) or Scala's graded (param graded); the queries of its rows (param rows)")
     register("recommenders", recommenders_preset, "Microsoft Recommenders ndcg_at_k (param score_type=binary|raw|exp)")
-    register("recbole", recbole_preset, "RecBole NDCG: binary hits over the test positives, users without one score 0")
+    register("recbole", recbole_preset, "RecBole NDCG: binary hits over the test positives, users without one score 0 "
+             "(param users)")
     register("elliot", elliot_preset, "Elliot nDCG: 2^(rel - t + 1) - 1 for rel >= t (param threshold)")
     register("vespa", vespa_preset, "pyvespa VespaEvaluator: binary sets or grades in [0, 1] (param graded), k 10")
     register("elasticsearch", elasticsearch_preset, "Elasticsearch rank_eval dcg normalized: 2^rel - 1 (param unknown_doc_rating), k 10")
+    register("cornac", cornac_preset, "cornac NDCG: binary, rating >= rating_threshold relevant, users without one skipped")
+    register("recpack", recpack_preset, "RecPack NDCGK: binary, ideal min(history, K) ones, users without one left out")
+    register("ignite", ignite_preset, "PyTorch-Ignite NDCG: 2^rel - 1 (param gain_function), grades below 1 count 0, lists without a hit left out (params ignore_zero_hits, relevance_threshold)")
+    register("torchrec", torchrec_preset, "TorchRec NDCGMetric as NDCG (not 1 - NDCG): linear gain (param exponential_gain), IDCG 0 scores 0")
+    register("keras_rs", keras_rs_preset, "Keras-RS NDCG: 2^rel - 1, negative labels are padding; random ties not reproduced")
+    register("metrax", metrax_preset, "google-metrax NDCGAtK: 2^rel - 1, negatives kept; its clip at 1 not reproduced")

@@ -1,5 +1,5 @@
 """The command line as users of other tools reach for it: `eval` takes `score`'s policy
-options, swapped qrels and run get "did you swap qrels and run?", `--quiet` keeps Dask's log lines
+options, swapped qrels and run get "did you swap qrels and run?", `--silent` keeps Dask's log lines
 off standard error, and `compare --p-value interval` gives a bootstrap p-value that agrees with its
 interval."""
 import importlib.util
@@ -40,7 +40,7 @@ def values(trec_text: str) -> dict:
 ])
 def test_eval_policy_options_are_the_convention_fields(capsys, options):
     argv = [f"--{k.replace('_', '-')}={v}" for k, v in options.items()]
-    code, out, err = run_cli(capsys, "eval", SAMPLE_QRELS, SAMPLE_RUN, "-m", "nDCG@5", "-m", "nDCG@100", "-q", "--quiet",
+    code, out, err = run_cli(capsys, "eval", SAMPLE_QRELS, SAMPLE_RUN, "-m", "nDCG@5", "-m", "nDCG@100", "-q", "--silent",
                              *argv)
     assert code == 0, err
     expected = evaluate(SAMPLE_QRELS, SAMPLE_RUN, ["nDCG@5", "nDCG@100"], progress=False, **options)
@@ -51,7 +51,7 @@ def test_eval_policy_options_are_the_convention_fields(capsys, options):
 
 def test_eval_policy_options_with_set_and_preset(capsys):
     code, out, _ = run_cli(capsys, "eval", SAMPLE_QRELS, SAMPLE_RUN, "-m", "nDCG@10", "--preset", "sklearn",
-                           "--gain", "exponential", "--set", "gain=exponential", "--quiet")
+                           "--gain", "exponential", "--set", "gain=exponential", "--silent")
     assert code == 0
     assert values(out) == values(evaluate(SAMPLE_QRELS, SAMPLE_RUN, ["nDCG@10"], preset="sklearn", gain="exponential",
                                           progress=False).to_trec())
@@ -104,24 +104,24 @@ def test_no_swap_hint_for_other_errors(capsys, tmp_path):
     assert code == 1 and "did you swap" not in err, err
 
 
-# -- --quiet with Dask: no log lines on standard error -------------------------------------------------
+# -- --silent with Dask: no log lines on standard error -------------------------------------------------
 
 DASK = pytest.mark.skipif(importlib.util.find_spec("distributed") is None, reason="needs the dask extra")
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "NDCG_NB_LOAD_PLUGINS": ""}
 
 
 @DASK
-def test_quiet_keeps_dask_logs_off_stderr(tmp_path):
-    "A local cluster's scheduler and workers log at INFO and WARNING; with --quiet, stderr stays empty."
+def test_silent_keeps_dask_logs_off_stderr(tmp_path):
+    "A local cluster's scheduler and workers log at INFO and WARNING; with --silent, stderr stays empty."
     argv = ["eval", str(SAMPLE_QRELS), str(SAMPLE_RUN), "-m", "nDCG@10", "--dask", "local"]
     code = ("import logging, sys; logging.basicConfig(level=logging.INFO); "   # a user's root handler would show them
             "from ndcg_nb.__main__ import main; sys.exit(main(sys.argv[1:]))")
     loud = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, env=ENV, cwd=tmp_path,
                           timeout=300)
-    quiet = subprocess.run([sys.executable, "-c", code, *argv, "--quiet"], capture_output=True, text=True, env=ENV,
+    quiet = subprocess.run([sys.executable, "-c", code, *argv, "--silent"], capture_output=True, text=True, env=ENV,
                            cwd=tmp_path, timeout=300)
     assert loud.returncode == quiet.returncode == 0, loud.stderr + quiet.stderr
-    assert "distributed." in loud.stderr, "without --quiet Dask logs nothing here: the test would prove nothing"
+    assert "distributed." in loud.stderr, "without --silent Dask logs nothing here: the test would prove nothing"
     assert quiet.stderr == "", quiet.stderr
     assert quiet.stdout == loud.stdout == evaluate(SAMPLE_QRELS, SAMPLE_RUN, ["nDCG@10"], progress=False).to_trec() + "\n"
 

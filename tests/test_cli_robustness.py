@@ -103,7 +103,7 @@ def test_set_boolean_fields(capsys, spelling, value):
     assert out.rstrip("\n") == expected.to_trec(per_query=True)
 
 
-@pytest.mark.parametrize("assignment, hint", [("bounds=1", "use --bounds"), ("progress=1", "--quiet"),
+@pytest.mark.parametrize("assignment, hint", [("bounds=1", "use --bounds"), ("progress=1", "--silent"),
                                               ("qrels_duplicates=first", "use --qrels-duplicates"),
                                               ("complete=true", "use -c"), ("tie=input", "unknown convention field")])
 def test_set_refuses_names_that_are_not_fields(capsys, assignment, hint):

@@ -112,13 +112,13 @@ def test_corrections():
 
 def test_compare_table_and_corrections_per_family():
     runs = {"a": SAMPLE_RUN, "b": SAMPLE_RUN_B, "a_again": SAMPLE_RUN}
-    table = compare(SAMPLE_QRELS, runs, ["ndcg", "ndcg_cut_10"], resamples=500)
+    table = compare(SAMPLE_QRELS, runs, ["ndcg", "ndcg_cut_10"], baseline="a", resamples=500)
     assert len(table) == 2 * 2 * 3
     for (test, measure), rows in table.groupby(["test", "measure"]):
         np.testing.assert_allclose(rows["p_corrected"], holm(rows["p_value"].to_numpy()), atol=1e-15)
     same = table[(table.run == "a_again") & (table.test == "t")]
     assert same["difference"].eq(0).all() and same["p_value"].isna().all()       # identical runs: no t statistic
-    across = compare(SAMPLE_QRELS, runs, ["ndcg", "ndcg_cut_10"], tests="randomization", family="test",
+    across = compare(SAMPLE_QRELS, runs, ["ndcg", "ndcg_cut_10"], baseline="a", tests="randomization", family="test",
                      correction="bonferroni")
     np.testing.assert_allclose(across["p_corrected"], np.minimum(1, across["p_value"] * 4), atol=1e-15)
     t_rows = table[(table.test == "t") & (table.run == "b")]

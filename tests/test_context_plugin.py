@@ -48,7 +48,7 @@ def test_listed_with_every_kind(site):
 
 def test_condensed_measure_equals_trec_eval_judged_only(site):
     "Dropping unjudged documents inside the truncation gives trec_eval -J's numbers, computed another way."
-    common = [str(DATA / "qrels.test"), str(DATA / "results.test"), "--format", "json", "-q", "--quiet"]
+    common = [str(DATA / "qrels.test"), str(DATA / "results.test"), "--format", "json", "-q", "--silent"]
     condensed = values(cli(site, "eval", *common, "-m", "ndcg_condensed@10", "-m", "ndcg_condensed"))
     judged_only = values(cli(site, "eval", *common, "-m", "ndcg_cut.10", "-m", "ndcg", "-J"))
     assert len(condensed) == len(judged_only) == 6     # three queries, two measures
@@ -61,7 +61,7 @@ def test_condensed_measure_equals_trec_eval_judged_only(site):
 
 
 def test_truncation_by_name_through_set(site):
-    common = [str(DATA / "qrels.test"), str(DATA / "results.test"), "--format", "json", "-q", "--quiet"]
+    common = [str(DATA / "qrels.test"), str(DATA / "results.test"), "--format", "json", "-q", "--silent"]
     through_set = values(cli(site, "eval", *common, "-m", "ndcg_cut.5", "--set", "truncation=condensed"))
     measure = values(cli(site, "eval", *common, "-m", "ndcg_condensed@5"))
     assert {q: v for (_, q), v in through_set.items()} == pytest.approx({q: v for (_, q), v in measure.items()}, abs=1e-15)
@@ -69,7 +69,7 @@ def test_truncation_by_name_through_set(site):
 
 def test_page_measure_by_hand(site):
     "ndcg_page@50 = DCG@50 / max(IDCG@50, DCG of 50 documents of grade 1), from the plain evaluation's columns."
-    common = [str(DATA / "qrels.test"), str(DATA / "results.test"), "--format", "json", "-q", "--quiet"]
+    common = [str(DATA / "qrels.test"), str(DATA / "results.test"), "--format", "json", "-q", "--silent"]
     page = values(cli(site, "eval", *common, "-m", "ndcg_page@50"))
     plain = evaluate(DATA / "qrels.test", DATA / "results.test", ["ndcg_cut.50"]).per_query
     full_page = log2_discount(np.arange(1, 51)).sum()
@@ -84,7 +84,8 @@ def test_page_measure_by_hand(site):
 def test_unknown_measure_lists_the_plugin_measures(site):
     done = cli(site, "eval", str(DATA / "qrels.test"), str(DATA / "results.test"), "-m", "ndcg_pages@5")
     assert done.returncode == 2
-    assert "installed by plugins: ndcg_condensed@K, ndcg_page@K" in done.stderr
+    listed = done.stderr.split("installed by plugins: ")[1].split(" (see")[0].split(", ")
+    assert {"ndcg_condensed@K", "ndcg_page@K"} <= set(listed), done.stderr     # and whatever else is installed
 
 
 def test_own_conformance_tests(site):

@@ -17,13 +17,13 @@ from ndcg_nb.hookspecs import POLICY_KINDS
 
 # the groupings as the engine kept them by hand
 HAND_RANKING = ("ties", "unjudged", "negative", "min_grade", "integer_grades", "float32_scores", "max_docs",
-                "judged_grade", "unjudged_grade", "relevance_map")
+                "judged_grade", "unjudged_grade", "relevance_map", "identical_ids")
 HAND_POOL = ("judged_grade", "ideal_grades", "integer_grades", "negative", "min_grade", "ideal_negatives", "relevance_map")
 HAND_TREC = {"gain": "linear", "discount": "log2", "normalization": "judged", "truncation": "cut", "negative": "zero",
              "integer_grades": True, "min_grade": None, "judged_grade": None, "unjudged_grade": None,
-             "relevance_map": None}
+             "relevance_map": None, "identical_ids": "keep"}
 HAND_PROVIDER = {"judged_grade": None, "unjudged_grade": None, "relevance_map": None, "unjudged_queries": "skip",
-                 "zero_grade_sum": "score", "no_hits": "score"}
+                 "zero_grade_sum": "score", "no_hits": "score", "identical_ids": "keep"}
 
 
 def live(name: str, *modules: str):
@@ -81,7 +81,7 @@ def test_provider_values_are_the_hand_kept_ones():
 
 OTHER = {"gain": "exponential", "discount": "ln", "normalization": "retrieved", "truncation": "pad", "negative": "keep",
          "integer_grades": False, "min_grade": 1, "judged_grade": 1, "unjudged_grade": 0, "relevance_map": {1: 2},
-         "unjudged_queries": "zero", "zero_grade_sum": "zero", "no_hits": "zero"}
+         "unjudged_queries": "zero", "zero_grade_sum": "zero", "no_hits": "zero", "identical_ids": "drop"}
 
 
 @pytest.mark.parametrize("field", sorted(PROVIDER_REQUIRES))

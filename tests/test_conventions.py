@@ -1,4 +1,7 @@
-"""Every preset against its tool on the 37 shared cases of the census (tests/data/conventions/cases.json).
+"""Every preset against its tool on the 37 shared cases of the census (tests/data/conventions/cases.json), and the
+presets of the tools that rules beyond the census concern (documents named as their query, documents a tool ignores,
+users without test rows, the rows and labels Spark is given) on the cases of tests/data/conventions/cases_more.json
+(MORE_SPECS: only those tools' results, results_<tool>_more.json, so a new case there asks no other tool to run again).
 
 The tools' values are in tests/data/conventions/results_<tool>.json (the tool run by the census) or
 results_<tool>_derived.json (a transcription of the tool's cited source, for tools that cannot run here); see
@@ -42,6 +45,9 @@ from ndcg_nb.presets import PRESET_NOTES
 
 DATA = Path(__file__).resolve().parent / "data" / "conventions"
 CASES = {case["name"]: case for case in json.loads((DATA / "cases.json").read_text())}
+# cases of rules the census does not reach; only the tools these rules concern are run on them (MORE_SPECS)
+MORE_CASES = {case["name"]: case for case in json.loads((DATA / "cases_more.json").read_text())}
+ALL_CASES = {**CASES, **MORE_CASES}
 TOL = 1e-12
 FLOAT32_TOL = 1e-6
 GDEVAL_TOL = 5e-6        # gdeval prints %.5f
@@ -60,12 +66,30 @@ RANX_TIES = ("ranx orders tied scores with numba's unstable quicksort and make_c
 ARGSORT = ("the census file holds np.argsort's order on the census machine (NumPy 2.4.6, AVX-512); the order "
            "depends on the NumPy build and CPU, so tie cases are compared with scikit-learn run here (the live test)")
 
+CORNAC_TIES = ("cornac's Recommender.rank orders ties as np.argsort(scores)[::-1] (the preset's numpy_argsort, whose order "
+               "depends on the NumPy build and CPU) or, under a cut-off shorter than the list, as np.argpartition leaves them "
+               "(no rule): compared with cornac run here (the live test)")
+RECPACK_TIES = "RecPack's get_top_K_ranks orders tied scores by np.argpartition: no rule (the preset keeps item order)"
+RECPACK_GRADES = ("grades other than 0 and 1: RecPack's pipelines pass binary interactions, and on other values NDCGK divides "
+                  "a value v at rank r by log2(r * v + 1) (PRESET_NOTES['recpack']); variant NDCGK_binary_values compares them")
+BINARY_CASES = {name for name, case in ALL_CASES.items() if {g for docs in case["qrels"].values() for g in docs.values()} <= {0, 1}}
+
+TORCH_SORT = ("TorchRec orders tied predictions with torch.sort(descending=True) without stable=True, an order torch "
+              "leaves unspecified: compared with ndcg_nb's tie bounds in tests/test_training_presets.py")
+KERAS_TIES = ("Keras-RS shuffles tied predictions at random, shuffle_ties=False included (scores equal in float32 too): "
+              "compared with ndcg_nb's tie bounds in tests/test_training_presets.py")
+METRAX_CLIP = ("IDCG < 0: metrax clips NDCG at 1 and the preset divides (PRESET_NOTES['metrax']); "
+               "tests/test_training_presets.py checks the clip")
+
 PARTIAL_PER_QUERY = {"trectools"}   # lists only queries with a defined value, but counts IDCG-0 and unjudged queries
                                     # as 0 in its mean: the means are compared, and the listed values
 TOOL_MEANS = {"class_neg_mean", "class_neg_median", "class_pos_mean", "class_skip_mean",   # the tool's own aggregate
-              "ndcg_at_k_binary", "ndcg_at_k_raw", "ndcg_at_k_exp"}
-ALONE_SKIPPED = {"class_skip_mean"}  # per query, the class run on that query alone returns 0.0 when it skips it (all
+              "ndcg_at_k_binary", "ndcg_at_k_raw", "ndcg_at_k_exp",
+              "class_neg_mean_ignore_index", "class_skip_mean_ignore_index", "class_pos_mean_ignore_index"}
+ALONE_SKIPPED = {"class_skip_mean", "class_skip_mean_ignore_index"}  # per query, the class run on that query alone returns 0.0 when it skips it (all
                                      # queries skipped); over the case it leaves it out: our queries are a subset
+ROUNDED_MEANS = {"beir", "mteb"}   # the tool's mean is rounded to 5 decimals (its per-query values, caught from its
+                                   # pytrec_eval call, are not): ours rounded alike must equal it
 # (preset spec, results file stem, variant, tolerance, {case: reason to leave it out})
 SPECS = [
     ("trec_eval_9", "pytrec_eval", "ndcg_int_grades", TOL, {}),         # pytrec_eval reads scores as floats, as 9.x
@@ -118,6 +142,52 @@ SPECS = [
     (("lightgbm", {}), "lightgbm", "ndcg_linear_label_gain", TOL, {}),
     ("xgboost", "xgboost", "ndcg", TOL, {}),
     ("xgboost:exp_gain=false", "xgboost", "ndcg_linear_exp_gain_false", F32_LABELS, {}),
+    ("beir", "beir", "evaluate", TOL, {}),
+    ("beir:ignore_identical_ids=false", "beir", "evaluate_keep_identical_ids", TOL, {}),
+    ("mteb", "mteb", "evaluate", TOL, {}),
+    ("mteb:ignore_identical_ids=true", "mteb", "evaluate_ignore_identical_ids", TOL, {}),
+    ("ignite", "ignite", "NDCG", FLOAT32_TOL, {}),      # Ignite, TorchRec: float32 discounts
+    ("ignite:gain_function=linear_rank", "ignite", "NDCG_linear", FLOAT32_TOL, {}),
+    ("ignite:ignore_zero_hits=false", "ignite", "NDCG_zero_hits_counted", FLOAT32_TOL, {}),
+    ("ignite:relevance_threshold=0.5", "ignite", "NDCG_threshold_0.5", FLOAT32_TOL, {}),
+    ("torchrec", "torchrec", "NDCG", FLOAT32_TOL, {name: TORCH_SORT for name in TIE_CASES}),
+    ("torchrec:exponential_gain=true", "torchrec", "NDCG_exponential", FLOAT32_TOL, {name: TORCH_SORT for name in TIE_CASES}),
+    ("keras_rs", "keras_rs", "NDCG", FLOAT32_TOL, {name: KERAS_TIES for name in TIE_CASES | {"float32_ties"}}),
+    ("metrax", "metrax", "NDCGAtK", FLOAT32_TOL, {"all_negative": METRAX_CLIP}),
+    ("cornac", "cornac", "NDCG", TOL, {name: CORNAC_TIES for name in TIE_CASES}),
+    ("recpack", "recpack", "NDCGK", TOL, {**{name: RECPACK_GRADES for name in set(CASES) - BINARY_CASES},
+                                          **{name: RECPACK_TIES for name in TIE_CASES}}),
+    ("recpack", "recpack", "NDCGK_binary_values", TOL, {name: RECPACK_TIES for name in TIE_CASES}),
+]
+# the presets of the tools the cases of cases_more.json concern, on those cases (results_<stem>.json holds them all)
+MORE_SPECS = [
+    ("beir", "beir_more", "evaluate", TOL, {}),
+    ("beir:ignore_identical_ids=false", "beir_more", "evaluate_keep_identical_ids", TOL, {}),
+    ("mteb", "mteb_more", "evaluate", TOL, {}),
+    ("mteb:ignore_identical_ids=true", "mteb_more", "evaluate_ignore_identical_ids", TOL, {}),
+    ("torchmetrics:functional=true", "torchmetrics_more", "functional", FLOAT32_TOL, {}),
+    ("torchmetrics", "torchmetrics_more", "class_neg_mean", FLOAT32_TOL, {}),
+    ("torchmetrics:aggregation=median", "torchmetrics_more", "class_neg_median", FLOAT32_TOL, {}),
+    ("torchmetrics:empty_target_action=pos", "torchmetrics_more", "class_pos_mean", FLOAT32_TOL, {}),
+    ("torchmetrics:empty_target_action=skip", "torchmetrics_more", "class_skip_mean", FLOAT32_TOL, {}),
+    ("torchmetrics:ignore_index=true", "torchmetrics_more", "class_neg_mean_ignore_index", FLOAT32_TOL, {}),
+    ("torchmetrics:ignore_index=true;empty_target_action=skip", "torchmetrics_more", "class_skip_mean_ignore_index",
+     FLOAT32_TOL, {}),
+    ("torchmetrics:ignore_index=true;empty_target_action=pos", "torchmetrics_more", "class_pos_mean_ignore_index",
+     FLOAT32_TOL, {}),
+    ("spark_mllib", "pyspark_more", "RankingMetrics_triples", TOL, {}),
+    ("spark_mllib:labels=relevant", "pyspark_more", "RankingMetrics_pairs_relevant", TOL, {}),
+    ("spark_mllib:graded=true", "pyspark_more", "of_graded", TOL, {}),
+    ("spark_mllib:labels=relevant;relevant_from=1", "pyspark_more", "RankingMetrics_pairs_grade_at_least_1", TOL, {}),
+    ("spark_mllib:rows=run", "pyspark_more", "RankingMetrics_triples_rows_run", TOL, {}),
+    ("spark_mllib:rows=qrels", "pyspark_more", "RankingMetrics_triples_rows_qrels", TOL, {}),
+    ("spark_mllib:rows=both", "pyspark_more", "RankingMetrics_triples_rows_both", TOL, {}),
+    ("spark_mllib:graded=true;rows=run", "pyspark_more", "of_graded_rows_run", TOL, {}),
+    ("recbole", "recbole_more", "NDCG", TOL, {}),
+    ("recbole:users=run", "recbole_more", "NDCG_users_run", TOL, {}),
+    ("cornac", "cornac_more", "NDCG", TOL, {}),
+    ("recpack", "recpack_more", "NDCGK", TOL, {name: RECPACK_GRADES for name in set(MORE_CASES) - BINARY_CASES}),
+    ("recpack", "recpack_more", "NDCGK_binary_values", TOL, {}),
 ]
 OVERRIDES = {"ndcg_linear_label_gain": {"gain": "linear"}}   # LightGBM with label_gain = [0, 1, 2, ...]
 
@@ -154,20 +224,23 @@ def _theirs(entry):
 
 def _compare(preset, stem, variant, tol, name, entry):
     "The preset's values on case `name` against the tool's `entry` ({'per_query', 'mean'})."
+    case = ALL_CASES[name]
     if tol == F32_LABELS:
-        grades = [g for docs in CASES[name]["qrels"].values() for g in docs.values()]
+        grades = [g for docs in case["qrels"].values() for g in docs.values()]
         tol = FLOAT32_TOL if any(float(np.float32(g)) != g for g in grades) else TOL
     theirs = _theirs(entry)
-    mine = ours(preset, CASES[name], OVERRIDES.get(variant))
+    mine = ours(preset, case, OVERRIDES.get(variant))
     # a tool whose per-query output failed for some query (the census records the error text) while its mean is
     # printed: check the queries it did give, and the mean, which counts the others
     failed_queries = any(isinstance(v, str) for v in entry["per_query"].values())
     mean = entry["mean"]
     if stem in PARTIAL_PER_QUERY or failed_queries or variant in TOOL_MEANS:
         if isinstance(mean, (int, float)) and not math.isnan(mean):
-            assert our_mean(preset, CASES[name], OVERRIDES.get(variant)) == pytest.approx(mean, abs=tol, rel=0), (preset, name)
+            assert our_mean(preset, case, OVERRIDES.get(variant)) == pytest.approx(mean, abs=tol, rel=0), (preset, name)
         elif variant in TOOL_MEANS:       # the tool's aggregate is NaN (a NaN-skipping mean of nothing): ours too
-            assert math.isnan(our_mean(preset, CASES[name], OVERRIDES.get(variant))), (preset, name, mean)
+            assert math.isnan(our_mean(preset, case, OVERRIDES.get(variant))), (preset, name, mean)
+    if stem.removesuffix("_more") in ROUNDED_MEANS:
+        assert round(our_mean(preset, case, OVERRIDES.get(variant)), 5) == pytest.approx(mean, abs=TOL, rel=0), (preset, name)
     if variant in ALONE_SKIPPED:
         assert set(mine) <= set(theirs), (preset, name, mine, theirs)
         theirs = {q: v for q, v in theirs.items() if q in mine}
@@ -179,11 +252,11 @@ def _compare(preset, stem, variant, tol, name, entry):
         assert mine[query] == pytest.approx(value, abs=tol, rel=0), (preset, name, query, mine[query], value)
 
 
-def _params():
-    for preset, stem, variant, tol, rule in SPECS:
+def _params(specs=SPECS, cases=CASES):
+    for preset, stem, variant, tol, rule in specs:
         results = _results(stem)
         excluded = _excluded(rule, results, variant)
-        for name in CASES:
+        for name in cases:
             entry = results[name].get(variant)
             marks = []
             if entry is None or "error" in entry:
@@ -200,11 +273,17 @@ def test_preset_matches_census(preset, stem, variant, tol, name):
     _compare(preset, stem, variant, tol, name, _results(stem)[name][variant])
 
 
+@pytest.mark.parametrize("preset, stem, variant, tol, name", list(_params(MORE_SPECS, MORE_CASES)))
+def test_preset_matches_tool_on_more_cases(preset, stem, variant, tol, name):
+    _compare(preset, stem, variant, tol, name, _results(stem)[name][variant])
+
+
 def test_every_preset_has_a_census_comparison_and_a_note():
-    from ndcg_nb.plugins import policies_of
+    from ndcg_nb.plugins import BUILTIN_PRESETS, policies_of
     compared = {(spec if isinstance(spec, str) else spec[0]).split(":")[0] for spec, *_ in SPECS}
-    assert set(policies_of("preset")) - compared == set()
-    assert set(policies_of("preset")) <= set(PRESET_NOTES)
+    ours = {name for name, policy in policies_of("preset").items() if policy.plugin == BUILTIN_PRESETS}  # not a plugin's
+    assert ours - compared == set()
+    assert ours <= set(PRESET_NOTES)
 
 
 # --- the two corrected presets, on a tie case each --------------------------------------------------------------
@@ -283,6 +362,15 @@ def test_sklearn_scores_a_run_query_without_qrels_as_a_row_of_zeros():
         assert ours(preset, case)["3"] == 0.0
 
 
+def test_recbole_evaluates_only_users_with_test_rows():
+    """RecBole 1.2.1's own data pipeline (probe_recbole_users.py, run where RecBole is installed): a user without test
+    rows is not among the users its evaluation scores, so the recbole preset leaves one out; users=run counts it 0."""
+    probe = json.loads((DATA / "probe_recbole_users.json").read_text())
+    assert probe["evaluated_users"] == [u for u in probe["users"] if probe["test_rows"][u] > 0] != probe["users"]
+    case = MORE_CASES["user_without_test_rows"]
+    assert set(ours("recbole", case)) == {"1"} and ours("recbole:users=run", case)["2"] == 0.0
+
+
 NEGATIVE_CASES = [name for name, case in CASES.items() if any(g < 0 for docs in case["qrels"].values() for g in docs.values())]
 
 
@@ -329,29 +417,35 @@ RUNNERS = {  # results stem -> (module to import first, runner module in tests/c
     "recommenders": ("recommenders.evaluation.python_evaluation", "run_recommenders"),
     "torchmetrics": ("torchmetrics", "run_torchmetrics"),
     "recbole_derived": ("recbole.evaluator.metrics", "run_recbole"), "pyspark": ("pyspark", "run_pyspark"),
+    "recbole": ("recbole.evaluator.metrics", "run_recbole"),                         # RecBole, BEIR, MTEB: own venvs
+    "beir": ("beir.retrieval.evaluation", "run_beir"), "mteb": ("mteb", "run_mteb"),
+    "cornac": ("cornac.metrics", "run_cornac"), "ignite": ("ignite.metrics", "run_ignite"), "recpack": ("recpack.metrics", "run_recpack"),   # RecPack: NumPy 1, own venv
 }
 LIVE = [spec for spec in SPECS if spec[1] in RUNNERS]
+LIVE_MORE = [spec for spec in MORE_SPECS if spec[1].removesuffix("_more") in RUNNERS]
 
 
-def _live_params():
-    for preset, stem, variant, tol, rule in LIVE:
+def _live_params(specs=LIVE, cases=CASES):
+    for preset, stem, variant, tol, rule in specs:
         excluded = {name: reason for name, reason in _excluded(rule, _results(stem), variant).items()
-                    if reason != ARGSORT}    # scikit-learn run here calls this machine's np.argsort, as the preset does
+                    if reason not in (ARGSORT, CORNAC_TIES)}   # the tool run here calls this machine's NumPy, as the preset does
         label = preset if isinstance(preset, str) else preset[0] + "+" + variant
-        for name in CASES:
+        for name in cases:
             marks = [pytest.mark.skip(reason=excluded[name])] if name in excluded else []
-            if stem == "pyspark" and SPARK_OFF:
+            if stem.startswith("pyspark") and SPARK_OFF:
                 marks = [pytest.mark.skip(reason=SPARK_ON_REQUEST)]
             yield pytest.param(preset, stem, variant, tol, name, marks=marks, id=f"live-{label}-{variant}-{name}")
 
 
-@pytest.mark.parametrize("preset, stem, variant, tol, name", list(_live_params()))
+@pytest.mark.parametrize("preset, stem, variant, tol, name",
+                         list(_live_params()) + list(_live_params(LIVE_MORE, MORE_CASES)))
 def test_preset_matches_tool_run_here(preset, stem, variant, tol, name):
-    package, runner = RUNNERS[stem]
+    package, runner = RUNNERS[stem.removesuffix("_more")]
     pytest.importorskip(package)
     module = importlib.import_module(f"tests.conventions_support.{runner}")
     from tests.conventions_support.common import run_variant
-    entry = run_variant(module.variants[variant], CASES[name])
+    variants = getattr(module, "more_variants", module.variants) if stem.endswith("_more") else module.variants
+    entry = run_variant(variants[variant], ALL_CASES[name])
     if "error" in entry:
         pytest.skip(f"{stem} {variant} refuses case {name}: {entry['error']}")
     _compare(preset, stem, variant, tol, name, entry)

@@ -100,7 +100,7 @@ def test_a_measure_named_twice_is_computed_once(capsys):
     result = evaluate(SAMPLE_QRELS, SAMPLE_RUN, ["ndcg_cut.10", "ndcg", "ndcg_cut_10", "ndcg_cut.10", "ndcg"])
     assert result.aggregate["measure"].tolist() == ["ndcg_cut_10", "ndcg"]
     assert main(["eval", str(SAMPLE_QRELS), str(SAMPLE_RUN), "-m", "ndcg_cut.10", "-m", "ndcg_cut_10", "-m",
-                 "nDCG@10", "-m", "nDCG()@10", "-q", "--quiet"]) == 0
+                 "nDCG@10", "-m", "nDCG()@10", "-q", "--silent"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line.split("\t")[0].strip() for line in lines if "\tall\t" in line] == ["ndcg_cut_10", "nDCG@10"]
     assert len(lines) == len(set(lines))
@@ -115,5 +115,5 @@ def test_command_line_by_dialect_and_by_preset(capsys):
                  "--preset", "ranx"]) == 0
     out, _ = capsys.readouterr()
     assert len({line.split("\t")[2] for line in out.splitlines()}) == 1
-    assert main(["eval", str(SAMPLE_QRELS), str(SAMPLE_RUN), "-m", "nDCG@10", "-c", "--quiet"]) == 0
+    assert main(["eval", str(SAMPLE_QRELS), str(SAMPLE_RUN), "-m", "nDCG@10", "-c", "--silent"]) == 0
     assert capsys.readouterr().out.split("\t")[2].strip() == "0.1193"

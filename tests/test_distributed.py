@@ -403,7 +403,7 @@ def test_cli_dask_flag(client):
     "`ndcg-nb eval --dask ADDRESS` and `--dask local` (worker processes of its own) print the in-memory values."
     trec = Path(__file__).parent / "data" / "trec_eval" / "test"
     common = ["eval", str(trec / "qrels.test"), str(trec / "results.test"), "-m", "ndcg", "-m", "nDCG@10", "-q",
-              "--format", "json", "--quiet"]
+              "--format", "json", "--silent"]
 
     def per_query(args) -> dict:
         code = f"from ndcg_nb.__main__ import main; raise SystemExit(main({args!r}))"
@@ -424,7 +424,7 @@ def test_cli_write_per_query(client, tmp_path):
     trec = Path(__file__).parent / "data" / "trec_eval" / "test"
     qrels, run = trec / "qrels.test", trec / "results.test"
     folder = tmp_path / "per_query"
-    args = ["eval", str(qrels), str(run), "-m", "ndcg", "-m", "nDCG@10", "--format", "json", "--quiet",
+    args = ["eval", str(qrels), str(run), "-m", "ndcg", "-m", "nDCG@10", "--format", "json", "--silent",
             "--dask", client.scheduler.address, "--partitions", "4", "--write-per-query", str(folder)]
     done = subprocess.run([sys.executable, "-c", f"from ndcg_nb.__main__ import main; raise SystemExit(main({args!r}))"],
                           capture_output=True, text=True, timeout=300)

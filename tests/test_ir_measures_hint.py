@@ -60,7 +60,7 @@ def test_the_command_line_prints_the_hint_on_stderr(capsys):
     assert out.strip().split("\t")[-1] == "0.1431"                 # the preset named: trec_eval's
     assert err.strip() == ("ndcg-nb: note: nDCG@10 left out the 1 judged query missing from the run; ir_measures "
                            "counts it 0, as nDCG@10 does under its own convention: leave out --preset, or add -c")
-    for quiet in (["--quiet"], ["-c"], ["-m", "ndcg_cut.10"]):
+    for quiet in (["--silent"], ["-c"], ["-m", "ndcg_cut.10"]):
         argv = ["eval", str(SAMPLE_QRELS), str(SAMPLE_RUN), "--preset", "trec_eval"]
         argv += (["-m", "nDCG@10"] if quiet[0] != "-m" else []) + quiet
         assert main(argv) == 0

@@ -151,3 +151,15 @@ def test_duplicate_names_both_plugins():
 
 def test_hookimpl_is_public():
     assert ndcg_nb.hookimpl is hookimpl
+
+
+def test_every_example_of_the_plugin_guide_runs_on_its_own():
+    "A reader who copies one code cell of the guide into a fresh session gets no NameError: each imports what it uses."
+    guide = json.loads((HERE.parent / "nbs" / "80_plugin_guide.ipynb").read_text())
+    shown = ["".join(c["source"]) for c in guide["cells"] if c["cell_type"] == "code"]
+    shown = [code for code in shown if not code.startswith(("#| hide", "show_doc(")) and "#| echo: false" not in code]
+    assert len(shown) >= 10
+    for code in shown:
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=HERE.parent / "nbs",
+                              timeout=300)
+        assert done.returncode == 0, code + "\n" + done.stderr

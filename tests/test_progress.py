@@ -35,8 +35,8 @@ def test_bar_on_a_terminal():
     assert "[####" in stderr and "ndcg" in stderr, stderr
 
 
-def test_quiet_on_a_terminal():
-    done, stderr = _stderr_on_a_terminal(["--quiet"])
+def test_silent_option_on_a_terminal():
+    done, stderr = _stderr_on_a_terminal(["--silent"])
     assert done.returncode == 0
     assert stderr == ""
 

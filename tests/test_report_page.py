@@ -14,8 +14,13 @@
 - in headless Chromium (Debian's chromium and chromedriver, through selenium): no console error, every query and
   the chart there, a click on a query opens its per-rank tables, sorting and filtering work, hostile ids show as
   text and none of their scripts runs, and the screenshot (saved to test-artifacts/) is not blank; the browser is
-  tools/report_screenshot.py's, whose picture of a page (the tutorial's) is not blank either. Without
-  Chromium these tests are skipped, except in CI (CI=true), where they fail.
+  tools/report_screenshot.py's, whose picture of a page (the tutorial's) is not blank either;
+- in the same browser, with twelve runs: the two runs picked (run, against, or a click in the table of runs) are the
+  ones the query table, the chart, its caption and the per-rank tables show, and two runs turned around turn the
+  differences' signs; each mark the means show is one the legend explains, for every significant difference, and
+  the legend explains no other; no table, chart or control is wider than the page at 1280 and at 390 pixels (the
+  sample, twelve runs, names of a hundred characters), and the chart has one title on each axis.
+Without Chromium the browser tests are skipped, except in CI (CI=true), where they fail.
 """
 from __future__ import annotations
 
@@ -136,10 +141,11 @@ def test_names_inside_the_pages_sentences_are_isolated():
     assert "<title>ndcg_nb report: \u2068A\u2069, \u2068B\u202e\u2069</title>" in text
     assert "<h1>ndcg_nb report: <bdi>A</bdi>, <bdi>B\u202e</bdi></h1>" in text
     assert "measures <bdi>ndcg</bdi>, <bdi>nDCG@10</bdi>, baseline <bdi>B\u202e</bdi>; made by ndcg_nb" in text
-    assert "* p &lt; 0.05 under the t test against <bdi>B\u202e</bdi>, holm correction" in text
-    assert "Each run against <bdi>B\u202e</bdi>; p_corrected" in text
+    assert ("No mean differs significantly from <bdi>B\u202e</bdi> under the t test (p corrected &lt; 0.05, holm "
+            "correction): none is marked.") in text
+    assert "Each run against <bdi>B\u202e</bdi>; p corrected" in text
     assert "Per-rank tables are for \u2068ndcg\u2069; their numbers" in text
-    sentences = re.sub(r"<script.*?</script>|<table>.*?</table>|<title>.*?</title>", "", text, flags=re.S)
+    sentences = re.sub(r"<script.*?</script>|<table[ >].*?</table>|<title>.*?</title>", "", text, flags=re.S)
     assert sentences.count("B\u202e") == sentences.count("<bdi>B\u202e</bdi>") >= 4   # none outside a <bdi>
 
 
@@ -244,7 +250,7 @@ def test_report_in_chromium(browser, tmp_path):
     assert tables[0].find_elements("css selector", "tbody tr td")[1].text == first[1]
     browser.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", bars[-1])
     assert len(browser.find_elements("css selector", "tr.detail")) == 2      # the bar's query opened too
-    browser.find_element("css selector", "th[data-sort='diff:0']").click()  # the largest gain first
+    browser.find_element("css selector", "th[data-sort='diff']").click()    # the largest gain first
     differences = {q: b - a for q, a, b in zip(data["queries"], *data["values"][0]) if a is not None and b is not None}
     assert query_cells(browser)[0] == max(differences, key=differences.get)
     browser.find_element("css selector", "#query-filter").send_keys("103")
@@ -294,7 +300,7 @@ def test_a_turned_name_keeps_to_itself_in_chromium(browser, tmp_path):
           return range.getBoundingClientRect().left;
         });""", caption, ["better", "mean", "difference"])
     assert left == sorted(left), left                    # drawn left to right, as written
-    header = browser.find_element("css selector", "th[data-sort='diff:0']")
+    header = browser.find_element("css selector", "th[data-sort='diff']")
     assert [b.text for b in header.find_elements("css selector", "bdi")] == [TURNED, "A"]
     title = browser.execute_script("return document.querySelector('#difference-chart > title').textContent")
     assert title.startswith("\u2068ndcg\u2069: \u2068B\u202e\u2069 − \u2068A\u2069 per query"), title
@@ -316,3 +322,178 @@ def test_the_tools_screenshot_is_not_blank(browser, tmp_path):
     page = report(SAMPLE_QRELS, SAMPLE_RUNS, MEASURES, path=tmp_path / "report.html", tests="t")
     png = save_screenshot(page, ARTIFACTS / "report-page-tool.png", open_queries=1)
     assert not_blank(png), f"{png} looks blank"
+
+
+# -- many runs, marks, and fitting the screen ---------------------------------------------------------------------
+
+def twelve_runs(n_queries: int = 30) -> tuple[dict, dict]:
+    "Qrels and twelve runs: one run's documents, each run's scores that run's plus its own seeded noise."
+    qrels, runs = synthetic(n_queries, depth=30, judged=15)
+    rng = np.random.default_rng(7)
+    return qrels, {f"system_{k:02d}": {q: {d: s + rng.normal() for d, s in docs.items()} for q, docs in runs["A"].items()}
+                   for k in range(12)}
+
+
+def pick(driver, name: str, run: int):
+    from selenium.webdriver.support.ui import Select
+    Select(driver.find_element("css selector", f"#choose-{name}")).select_by_value(str(run))
+
+
+def table_columns(driver) -> dict:
+    "The query table as {header: [cells]}, read as the page shows it."
+    return dict(driver.execute_script("""
+        const table = document.getElementById('query-table'), heads = [...table.querySelectorAll(':scope > thead th')];
+        const rows = [...table.querySelectorAll(':scope > tbody > tr.query-row')];
+        return heads.map((th, c) => [th.textContent.replace(/ [▲▼]$/, ''), rows.map(tr => tr.children[c].textContent)]);"""))
+
+
+def test_two_of_twelve_runs_in_chromium(browser, tmp_path):
+    qrels, runs = twelve_runs()
+    page = report(qrels, runs, path=tmp_path / "twelve.html", tests="t")
+    data = embedded_data(page)
+    names = data["runs"]
+    open_page(browser, page)
+    for name in ("run", "against"):
+        options = browser.find_elements("css selector", f"#choose-{name} option")
+        assert [o.text for o in options] == names
+    assert browser.find_element("css selector", "#choose-run").get_attribute("value") == "1"      # the first against the baseline
+    assert browser.find_element("css selector", "#choose-against").get_attribute("value") == "0"
+    rows = browser.find_elements("css selector", "#runs-table tbody tr")
+    assert [r.find_element("css selector", "td").text for r in rows] == names
+
+    pick(browser, "against", 3)
+    pick(browser, "run", 7)
+    shown = table_columns(browser)
+    assert list(shown) == ["query", names[3], names[7], f"{names[7]} − {names[3]}", "tie range", "judged share"]
+    values = data["values"][0]
+    by_query = {q: (a, b) for q, a, b in zip(data["queries"], values[3], values[7])}
+    for query, a, b, d in zip(shown["query"], shown[names[3]], shown[names[7]], shown[f"{names[7]} − {names[3]}"]):
+        expected_a, expected_b = by_query[query]
+        assert (float(a), float(b)) == (round(expected_a, 4), round(expected_b, 4))
+        assert float(d) == pytest.approx(expected_b - expected_a, abs=5e-5)
+    bars = browser.find_elements("css selector", "svg#difference-chart rect.bar")
+    assert len(bars) == sum(a is not None and b is not None for a, b in by_query.values())
+    caption = browser.find_element("css selector", "#chart-caption").text
+    mean = np.mean([b - a for a, b in by_query.values()])
+    assert caption.startswith(f"ndcg: {names[7]} − {names[3]} per query") and f"mean difference {mean:+.4f}" in caption
+    runs_row = browser.find_element("css selector", "#runs-table tr[data-run='7']")
+    assert "picked" in runs_row.get_attribute("class")
+    assert runs_row.find_elements("css selector", "td")[2].text == f"{mean:+.4f}"   # its mean difference from the other
+
+    browser.find_elements("css selector", "tr.query-row")[0].click()
+    assert [h.text for h in browser.find_elements("css selector", "tr.detail .run-detail h4")] == [names[3], names[7]]
+    browser.find_element("css selector", "#runs-table tr[data-run='10']").click()          # a click on a run picks it
+    assert browser.find_element("css selector", "#choose-run").get_attribute("value") == "10"
+    assert list(table_columns(browser))[2] == names[10]
+    assert [h.text for h in browser.find_elements("css selector", "tr.detail .run-detail h4")] == [names[3], names[10]]
+    pick(browser, "run", 3)                                                                # one run: its values alone
+    assert list(table_columns(browser)) == ["query", names[3], "tie range", "judged share"]
+    assert console_errors(browser) == []
+
+
+def test_the_picker_turns_two_runs_around_in_chromium(browser, tmp_path):
+    page = report(SAMPLE_QRELS, SAMPLE_RUNS, MEASURES, path=tmp_path / "report.html", tests="t")
+    data = embedded_data(page)
+    open_page(browser, page)
+    assert browser.find_elements("css selector", "#runs-table") == []         # two runs: the picker is enough
+    before = table_columns(browser)["B − A"]
+    pick(browser, "run", 0)
+    pick(browser, "against", 1)
+    after = table_columns(browser)["A − B"]
+    assert [float(x) if x else None for x in after] == [-float(x) if x else None for x in before]
+    assert any(float(x or 0) for x in before)
+    assert table_columns(browser)["query"] == sorted(data["queries"])
+    assert console_errors(browser) == []
+
+
+def legend_and_means(driver) -> tuple[str, list[list[str]]]:
+    legend = driver.find_element("css selector", "#means-legend").text
+    cells = driver.execute_script(
+        "return [...document.querySelectorAll('#means tbody tr')].map(tr => [...tr.children].map(td => td.textContent))")
+    return legend, cells
+
+
+@pytest.mark.parametrize("tests", [("t", "randomization", "bootstrap"), ("t",)])
+def test_the_legend_explains_the_marks_the_means_show_in_chromium(browser, tmp_path, tests):
+    page = report(SAMPLE_QRELS, SAMPLE_RUNS, MEASURES, path=tmp_path / "report.html", tests=tests, seed=0)
+    data = embedded_data(page)
+    open_page(browser, page)
+    legend, cells = legend_and_means(browser)
+    marks = dict(zip(tests, "*†‡"))                        # the tests' marks, in the order the tests were asked for
+    significant = [row for row in data["comparison"] if row["significant"]]
+    for row in significant:                                # each significant difference carries its test's mark...
+        r, m = data["runs"].index(row["run"]), data["measures"].index(row["measure"])
+        assert marks[row["test"]] in cells[r][1 + m], (row, cells)
+        assert f"{marks[row['test']]} {row['test']} test" in legend, legend           # ...which the legend explains
+    shown = {mark for row in cells for cell in row for mark in "*†‡" if mark in cell}
+    assert shown == {marks[row["test"]] for row in significant}
+    assert {mark for mark in "*†‡" if mark in legend} == shown                 # and the legend explains no other mark
+    if not significant:
+        assert legend.startswith("No mean differs significantly from A under the t test")
+    else:
+        assert tests == ("t", "randomization", "bootstrap") and shown == {"‡"}   # the sample's five queries: bootstrap only
+
+
+MEASURE_WIDTHS = """
+    const width = document.documentElement.clientWidth, wide = [];
+    for (const node of document.querySelectorAll('table, svg, select, input, .controls, h1, p, li')) {
+      const box = node.getBoundingClientRect();
+      if (box.width && (box.right > width + 0.5 || box.left < -0.5))
+        wide.push(`${node.tagName}#${node.id} ${Math.round(box.left)}..${Math.round(box.right)}`);
+    }
+    return [width, document.documentElement.scrollWidth, wide];"""
+LONG = "a_run_name_that_goes_on_and_on_without_a_single_space_" * 2
+
+
+def long_names_page(path: Path) -> Path:
+    query, doc = "query-" + "x" * 80, "document-" + "y" * 80
+    qrels = {query: {doc: 2, "d2": 1}, "plain": {"x": 1}}
+    runs = {LONG + "1": {query: {doc: 1.0, "d2": 2.0}, "plain": {"x": 1.0}}, LONG + "2": {query: {doc: 3.0}, "plain": {"x": 0.5}}}
+    return report(qrels, runs, ["ndcg", "nDCG@2"], path=path, tests="t")
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("which", ["sample", "twelve", "long names"])
+def test_nothing_is_wider_than_the_page_in_chromium(browser, tmp_path, width, which):
+    if which == "sample":
+        page = report(SAMPLE_QRELS, SAMPLE_RUNS, MEASURES, path=tmp_path / "page.html", seed=0)
+    elif which == "twelve":
+        page = report(*twelve_runs(), path=tmp_path / "page.html", tests=("t", "bootstrap"), resamples=500)
+    else:
+        page = long_names_page(tmp_path / "page.html")
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+    try:
+        open_page(browser, page)
+        browser.find_elements("css selector", "tr.query-row")[0].click()           # per-rank and bounds tables too
+        browser.find_element("css selector", "#convention summary").click()
+        page_width, scrolled, wide = browser.execute_script(MEASURE_WIDTHS)
+        assert page_width == width
+        assert (scrolled, wide) == (width, []), f"wider than the page at {width} px: {wide}"
+        assert len(browser.find_elements("css selector", "tr.detail table.ranks")) >= 1
+        titles = browser.find_elements("css selector", "svg#difference-chart text.axis-title")
+        assert sorted(t.get_attribute("class") for t in titles) == ["axis-title x-title", "axis-title y-title"]  # one per axis
+        png = ARTIFACTS / f"report-page-{which.replace(' ', '-')}-{width}.png"
+        browser.save_screenshot(str(png))
+        assert console_errors(browser) == []
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_hostile_run_names_in_the_picker_stay_text_in_chromium(browser, tmp_path):
+    runs = {**HOSTILE_RUNS, "<img src=x onerror=\"window.__pwned='run'\">": HOSTILE_RUNS["B\"'<!--"]}
+    page = tmp_path / "hostile-runs.html"
+    page.write_text(report_html(HOSTILE_QRELS, runs, ["ndcg"], tests="t"), encoding="utf-8")
+    open_page(browser, page)
+    names = list(runs)
+    for name in ("run", "against"):
+        assert [o.text for o in browser.find_elements("css selector", f"#choose-{name} option")] == names
+    assert [r.find_element("css selector", "td").text for r in browser.find_elements("css selector", "#runs-table tbody tr")] == names
+    pick(browser, "against", 2)
+    pick(browser, "run", 0)
+    assert list(table_columns(browser))[1:4] == [names[2], names[0], f"{names[0]} − {names[2]}"]
+    title = browser.find_element("css selector", "svg#difference-chart text.y-title").text
+    assert title == f"\u2068ndcg\u2069: \u2068{names[0]}\u2069 − \u2068{names[2][:17]}…\u2069"   # a long name clipped, as text
+    assert browser.execute_script("return document.querySelectorAll('img, iframe, object, embed').length") == 0
+    assert browser.execute_script("return window.__pwned === undefined")
+    assert console_errors(browser) == []

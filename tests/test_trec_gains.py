@@ -80,7 +80,7 @@ def test_command_line_prints_trec_eval_lines(capsys):
     "`ndcg-nb eval -m dcg ...` prints what trec_eval prints, at its 4 decimals."
     case = {c["measure"]: c for c in RECORDED if c["qrels"] == "test/qrels.rel_level" and not c["flags"]}
     measures = ["dcg", "ideal_dcg", "ndcg.0=1,1=4", "ndcg.-1=-2,1=1", "ndcg_rel.0=1,1=4", "Rndcg.1=1.5,2=1"]
-    argv = ["eval", DATA / "test" / "qrels.rel_level", DATA / "test" / "results.test", "-q", "--quiet"]
+    argv = ["eval", DATA / "test" / "qrels.rel_level", DATA / "test" / "results.test", "-q", "--silent"]
     assert main([str(a) for a in argv + [x for m in measures for x in ("-m", m)]]) == 0
     printed = [line.split("\t") for line in capsys.readouterr().out.strip().splitlines()]
     expected = {(name, query): value for m in measures

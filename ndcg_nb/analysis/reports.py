@@ -19,17 +19,28 @@ from ..engine.scoring import json_value
 from .value_bounds import bounds
 
 # %% auto #0
-__all__ = ['RENDER_FORMATS', 'summary_table', 'render', 'compare_report', 'per_query_report', 'bounds_report',
-           'explain_presets_report']
+__all__ = ['SIGNIFICANCE_MARKS', 'RENDER_FORMATS', 'significance_marks', 'summary_table', 'render', 'marks_legend',
+           'compare_report', 'per_query_report', 'bounds_report', 'explain_presets_report']
 
 # %% ../../nbs/56_reports.ipynb #1695230d
-def summary_table(evaluated: RunsEvaluation, comparison: pd.DataFrame | None = None, test: str = "t",
+SIGNIFICANCE_MARKS = ("*", "†", "‡", "§", "¶", "#")
+
+def significance_marks(tests) -> dict[str, str]:
+    "Each test's mark, in the order given: `*`, `†`, `‡`, `§`, `¶`, `#`; more tests than marks are refused."
+    tests = [tests] if isinstance(tests, str) else list(dict.fromkeys(tests))
+    if len(tests) > len(SIGNIFICANCE_MARKS):
+        raise UsageError(f"{len(tests)} tests to mark, but only {len(SIGNIFICANCE_MARKS)} marks: {' '.join(SIGNIFICANCE_MARKS)}")
+    return dict(zip(tests, SIGNIFICANCE_MARKS))
+
+def summary_table(evaluated: RunsEvaluation, comparison: pd.DataFrame | None = None, test="t",
                   decimals: int = 4) -> pd.DataFrame:
-    "Run x measure means as text, `*` after those that differ significantly from the baseline under `test`."
+    """Run x measure means as text, marked after those that differ significantly from the baseline: `*` under
+    `test`, or, for a list of tests, each test's mark of `significance_marks`."""
     shown = evaluated.means.map(lambda v: "" if pd.isna(v) else f"{v:.{decimals}f}")
     if comparison is not None and len(comparison):
-        for row in comparison[(comparison.test == test) & comparison.significant].itertuples(index=False):
-            shown.loc[row.run, row.measure] += "*"
+        for name, mark in significance_marks(test).items():
+            for row in comparison[(comparison.test == name) & comparison.significant].itertuples(index=False):
+                shown.loc[row.run, row.measure] += mark
     return shown
 
 # %% ../../nbs/56_reports.ipynb #fef7764c
@@ -103,14 +114,27 @@ def _save_difference_plots(evaluated: RunsEvaluation, baseline: str | None, path
     finally:
         plt.close(figure)
 
+# %% ../../nbs/56_reports.ipynb #6aa68886
+def _against_first(table: pd.DataFrame) -> pd.DataFrame:
+    "The tests of the runs against the first baseline, the ones the means are marked by."
+    return table[table["baseline"] == table.attrs["baseline"]] if "baseline" in table.attrs else table
+
+def marks_legend(table: pd.DataFrame, marks: dict) -> str:
+    "In words: each mark the means show, with its test, then the tests under which no mean differs significantly."
+    a, significant = table.attrs, set(table.loc[table["significant"], "test"])
+    shown, quiet = [t for t in marks if t in significant], [t for t in marks if t not in significant]
+    rule = f"p corrected < {a.get('alpha', 0.05)}, {a.get('correction') or 'no'} correction"
+    parts = [f"{marks[t]} {t} test" for t in shown] + ([f"no mean differs under the {' or '.join(quiet)} test"] if quiet else [])
+    return f"{'; '.join(parts)} (against {a.get('baseline')}; {rule})"
+
 # %% ../../nbs/56_reports.ipynb #1b412e20
-def compare_report(qrels, runs, measures=("ndcg", "ndcg_cut_10"), *, format: str = "text", marker_test: str = "t",
+def compare_report(qrels, runs, measures=("ndcg", "ndcg_cut_10"), *, format: str = "text",
                    plot: str | Path | None = None, decimals: int = 4, preset=None, overrides: dict | None = None,
                    qrels_duplicates: str = "error", per_query: bool = False, **options) -> str:
-    """The means of each run (`*`: significant against the baseline under `marker_test`) and the table of tests,
-    in `format`, then with `per_query` each run's value and difference on each query (see `per_query_report`);
-    `plot` saves the per-query difference plot of each run on the first measure to that file; `qrels_duplicates`
-    as for `evaluate`."""
+    """The means of each run (marked where significant against the first baseline, a mark per test, with a legend),
+    the table of tests and the notes of tests on too few queries, in `format`; then with `per_query` each run's value
+    and difference on each query (see `per_query_report`); `plot` saves the per-query difference plot of each run on
+    the first measure to that file; `qrels_duplicates` as for `evaluate`."""
     evaluated = evaluate_runs(qrels, runs, measures, preset=preset, qrels_duplicates=qrels_duplicates,
                               **(overrides or {}))
     table = evaluated.compare(**options)
@@ -119,14 +143,14 @@ def compare_report(qrels, runs, measures=("ndcg", "ndcg_cut_10"), *, format: str
     queries = evaluated.per_query_table(table.attrs.get("baseline")) if per_query else None
     if format in ("csv", "json"):
         return render(table, format, decimals, index=False) if queries is None else per_query_report(table, queries, format)
-    means = render(summary_table(evaluated, table, marker_test, decimals), format, decimals)
-    shown = table.drop(columns=["correction"])
-    note = (f"* p < {table.attrs.get('alpha', 0.05)} under the {marker_test} test against "
-            f"{table.attrs.get('baseline', evaluated.runs[0])}, {table.attrs.get('correction', 'none')} correction; "
-            f"convention {evaluated.convention.preset}")
-    if format == "latex":
-        note = "% " + note
-    text = f"{means}\n\n{note}\n\n{render(shown, format, decimals, index=False)}"
+    marked = _against_first(table)
+    marks = significance_marks(list(dict.fromkeys(table["test"]))[:len(SIGNIFICANCE_MARKS)])
+    means = render(summary_table(evaluated, marked, list(marks), decimals), format, decimals)
+    comment = "% " if format == "latex" else ""
+    legend = f"{comment}{marks_legend(marked, marks)}; convention {evaluated.convention.preset}"
+    notes = [f"{comment}note: {n}" for n in dict.fromkeys(table.get("note", pd.Series(dtype=str))) if isinstance(n, str) and n]
+    shown = render(table.drop(columns=["correction", "note"], errors="ignore"), format, decimals, index=False)
+    text = "\n\n".join([means, legend, shown, *(["\n".join(notes)] if notes else [])])
     return text if queries is None else f"{text}\n\n{per_query_report(table, queries, format, decimals)}"
 
 # %% ../../nbs/56_reports.ipynb #rp0q0002

@@ -5,15 +5,17 @@
 # %% ../../nbs/52_significance.ipynb #c5ca439b
 from __future__ import annotations
 
+import importlib
 import math
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import MissingExtraError, NdcgWarning, UsageError
 
 # %% auto #0
 __all__ = ['BOOTSTRAP_METHODS', 'P_VALUES', 'CORRECTIONS', 'paired_t_test', 'effect_size', 'randomization_test', 'wilcoxon_test',
-           'sign_test', 'bootstrap_test', 'holm', 'bonferroni']
+           'sign_test', 'bootstrap_test', 'statsmodels_module', 'correct', 'holm', 'bonferroni', 'smallest_sign_flip_p',
+           'bootstrap_coverage', 'SmallSampleWarning', 'small_sample_note']
 
 # %% ../../nbs/52_significance.ipynb #a935c543
 def _check_confidence(confidence: float):
@@ -238,20 +240,65 @@ def bootstrap_test(differences, resamples: int = 10_000, seed: int | None = 0, c
     return {"statistic": math.copysign(observed, mean), "p_value": p, "ci_low": low, "ci_high": high}
 
 # %% ../../nbs/52_significance.ipynb #a1b0615c
+CORRECTIONS = ("holm", "bonferroni", "bh", "by", "hommel")
+
+def statsmodels_module(name: str):
+    "Import the statsmodels module `name`, or say which ndcg_nb extra brings statsmodels."
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        raise MissingExtraError(f"{name} is not installed, and ndcg_nb needs statsmodels for this: "
+                                f'pip install "ndcg_nb[stats]" ({exc})') from None
+
+# %% ../../nbs/52_significance.ipynb #6f11ffd6
+def correct(p_values, method: str | None = "holm") -> np.ndarray:
+    """`p_values` adjusted for multiple comparisons by `method` (one of `CORRECTIONS`, or None: unadjusted). NaN
+    entries (a test with no answer, such as identical runs) are not part of the family and stay NaN."""
+    if method is not None and method not in CORRECTIONS:
+        raise UsageError(f"correction must be one of {', '.join(CORRECTIONS)} or None, got {method!r}")
+    p = np.array(p_values, dtype=float)
+    known = ~np.isnan(p)
+    if method is None or not known.any():
+        return p
+    if method in ("bh", "by"):
+        from scipy import stats
+        p[known] = stats.false_discovery_control(p[known], method=method)
+    else:
+        p[known] = statsmodels_module("statsmodels.stats.multitest").multipletests(p[known], method=method)[1]
+    return p
+
 def holm(p_values) -> np.ndarray:
-    "Holm-Bonferroni adjusted p-values (NaN entries are not part of the family and stay NaN)."
-    p = np.asarray(p_values, dtype=float)
-    out, known = np.full(p.shape, np.nan), ~np.isnan(p)
-    m = int(known.sum())
-    order = np.argsort(p[known], kind="stable")
-    values = np.empty(m)
-    values[order] = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[known][order]))
-    out[known] = values
-    return out
+    "Holm-Bonferroni adjusted p-values: `correct(p_values, 'holm')`."
+    return correct(p_values, "holm")
 
 def bonferroni(p_values) -> np.ndarray:
-    "Bonferroni adjusted p-values: each times the number of (non-NaN) p-values, at most 1."
-    p = np.asarray(p_values, dtype=float)
-    return np.minimum(1.0, p * int((~np.isnan(p)).sum()))
+    "Bonferroni adjusted p-values: `correct(p_values, 'bonferroni')`."
+    return correct(p_values, "bonferroni")
 
-CORRECTIONS = {"holm": holm, "bonferroni": bonferroni, None: lambda p: np.asarray(p, dtype=float)}
+# %% ../../nbs/52_significance.ipynb #261ccdcc
+def smallest_sign_flip_p(n: int) -> float:
+    "The smallest two-sided p-value a test over the sign assignments of `n` differences can give: 2 / 2^n."
+    return min(1.0, 2.0 / 2.0 ** n) if n > 0 else math.nan
+
+def bootstrap_coverage(n: int, confidence: float = 0.95) -> float:
+    "About how often the bootstrap interval of the mean of `n` normal differences covers their mean."
+    if n < 2:
+        return math.nan
+    from scipy import stats
+    z = float(stats.norm.ppf(0.5 + confidence / 2.0))
+    return float(2.0 * stats.t.cdf(z * math.sqrt((n - 1) / n), n - 1) - 1.0)
+
+# %% ../../nbs/52_significance.ipynb #cd8deaab
+class SmallSampleWarning(NdcgWarning):
+    "A test ran on too few queries to mean much; the message says which test to trust there."
+
+def small_sample_note(test: str, n: int, alpha: float = 0.05, confidence: float = 0.95) -> str:
+    "Why `test` on `n` paired queries cannot mean much, and which test to trust there; `\"\"` when it can."
+    if test == "bootstrap" and n >= 2 and bootstrap_coverage(n, confidence) < confidence - (1 - confidence) / 2:
+        return (f"too few queries for the bootstrap: on {n} its {100 * confidence:g}% interval covers the mean difference "
+                f"about {bootstrap_coverage(n, confidence):.0%} of the time, and its p-value is too small; trust the "
+                "randomization test")
+    if test in ("randomization", "sign", "wilcoxon") and n > 0 and smallest_sign_flip_p(n) >= alpha:
+        return (f"too few queries for the {test} test: on {n} no p-value is below 2/2^{n} = "
+                f"{smallest_sign_flip_p(n):.4g}, so it cannot reach alpha {alpha:g} however large the difference")
+    return ""

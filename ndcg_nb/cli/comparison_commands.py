@@ -17,7 +17,21 @@ __all__ = ['compare_command', 'report_command', 'explain_presets_command']
 _RENDER_FORMATS = ("text", "markdown", "latex", "csv", "json")           # reports.RENDER_FORMATS
 
 # %% ../../nbs/75_cli_comparison.ipynb #0a5e3d32
+def _letters(args) -> str:
+    "Each run's mean with the letters of the runs it beats, then the table of every pair, in `args.format`."
+    from ndcg_nb.analysis.comparison import compare
+    from ndcg_nb.analysis.pairs_table import pairs_table, render_letters, render_pairs, significance_letters
+    table = compare(args.qrels, runs_of(args, "runs"), args.measure or ["ndcg", "ndcg_cut_10"], baseline=args.baseline,
+                    preset=args.preset, qrels_duplicates=args.qrels_duplicates, **significance_settings(args),
+                    **convention_overrides(args))
+    pairs = render_pairs(pairs_table(table), args.format)
+    if args.format in ("csv", "json"):
+        return pairs
+    return f"{render_letters(significance_letters(table), args.format)}\n\n{pairs}"
+
 def _compare(args) -> str:
+    if args.letters:
+        return _letters(args)
     from ndcg_nb.analysis.reports import compare_report
     return compare_report(args.qrels, runs_of(args, "runs"), args.measure or ["ndcg", "ndcg_cut_10"],
                           format=args.format, baseline=args.baseline, **significance_settings(args), plot=args.plot,
@@ -31,22 +45,28 @@ _RUNS_HELP = ("TREC run files, each named by NAME=PATH, else by its run tag, els
 def compare_command(commands):
     comparison = commands.add_parser(
         "compare", help="compare several runs: means, paired significance tests, corrections",
-        description="Evaluate several runs against one qrels and test each against the baseline (the first run "
-                    "unless --baseline names another): paired t-test, randomization test, bootstrap interval.")
+        description="Evaluate several runs against one qrels and test every pair of them, or each against the "
+                    "baselines --baseline names: paired t-test, randomization test, bootstrap interval; Tukey's HSD "
+                    "and the randomised Tukey HSD on request.")
     comparison.add_argument("qrels", type=path_argument, help="TREC qrels file (- reads standard input)")
     comparison.add_argument("runs", nargs="+", type=path_argument, help=_RUNS_HELP)
     comparison.add_argument("-m", "--measure", action="append", help="measure (repeatable; default: ndcg, ndcg_cut_10)")
-    comparison.add_argument("--baseline", default=None,
-                            help="the run the others are tested against, by its name (default: the first)")
-    comparison.add_argument("-q", dest="per_query", action="store_true",
-                            help="then each run's value and its difference from the baseline, query by query (with "
-                                 "--format csv that table alone; json: {\"tests\": [...], \"per_query\": [...]})")
-    significance_options(comparison)
+    comparison.add_argument("--baseline", action="append", default=None, metavar="NAME",
+                            help="a run the others are tested against, by its name (repeatable; default: every pair)")
+    comparison.add_argument("-q", "--per-query", dest="per_query", action="store_true",
+                            help="then each run's value and its difference from the (first) baseline, the first run when "
+                                 "every pair is compared, query by query (with --format csv that table alone; json: "
+                                 "{\"tests\": [...], \"per_query\": [...]})")
+    significance_options(comparison, all_runs=True)
+    comparison.add_argument("--letters", action="store_true",
+                            help="print instead each run's mean with the letters of the runs it significantly beats "
+                                 "(under the first --test), then the table of every pair")
     comparison.add_argument("--plot", default=None, metavar="FILE", type=path_argument,
                             help="save the per-query difference plot (first measure) to FILE (.png, .pdf, .svg)")
     convention_options(comparison)
     qrels_duplicates_option(comparison)
-    comparison.add_argument("--format", choices=_RENDER_FORMATS, default="text")
+    comparison.add_argument("--format", choices=_RENDER_FORMATS, default="text",
+                            help="text (default), markdown or latex tables; csv or json rows of the tests")
     comparison.set_defaults(run_command=_compare)
 
 # %% ../../nbs/75_cli_comparison.ipynb #rp0cli03
@@ -102,5 +122,6 @@ def explain_presets_command(commands):
     why.add_argument("--preset", action="append", required=True, help="a preset; give exactly two")
     why.add_argument("-m", "--measure", default="ndcg_cut_10", help="one measure (default: ndcg_cut_10)")
     why.add_argument("--top", type=int, default=10, help="how many queries to list (default: 10)")
-    why.add_argument("--format", choices=_RENDER_FORMATS, default="text")
+    why.add_argument("--format", choices=_RENDER_FORMATS, default="text",
+                     help="text (default), markdown or latex tables; csv or json rows of the queries")
     why.set_defaults(run_command=_explain_presets)

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 from ..errors import UsageError
 from ..convention import CONVENTION_CHOICES
 from .arguments import path_argument, runs_of, shown_input, take_run_names, whole_number_at_least
-from .options import convention_options, convention_overrides, qrels_duplicates_option
+from .options import (convention_options, convention_overrides, per_query_option,
+                            qrels_duplicates_option, silent_option)
 
 if TYPE_CHECKING:                  # for the annotations only: the handlers import these when they run
     import pandas as pd
@@ -80,7 +81,8 @@ def score_command(commands):
                        help="grades of all judged documents for the query (default: the list's own grades)")
     score.add_argument("--items", nargs="+", default=None, help="labels of the ranked documents")
     _policy_options(score)
-    score.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    score.add_argument("--format", choices=("table", "csv", "json"), default="table",
+                       help="the rank-by-rank table as text (default), CSV, or JSON with the totals")
     score.set_defaults(run_command=_score)
 
 # %% ../../nbs/74_cli_evaluation.ipynb #6e1c4f54
@@ -93,7 +95,7 @@ def _check_dask_options(args):
         raise UsageError("--dask evaluates one run, given by its path or URL: leave out NAME=")
 
 def _on_dask(args, measures: list, overrides: dict):
-    with _dask_logs_off() if args.quiet else contextlib.nullcontext():
+    with _dask_logs_off() if args.silent else contextlib.nullcontext():
         from ndcg_nb.integrations.distributed import evaluate_on_dask      # needs the dask extra; says so if missing
         return evaluate_on_dask(args.dask, args.qrels, args.run[0], measures, preset=args.preset,
                                 per_query=args.per_query, npartitions=args.partitions,
@@ -164,9 +166,9 @@ def _note_text(note: str) -> str:
     return f"{note.finding}: leave out --preset, or add -c" if isinstance(note, SkippedQueriesNote) else note
 
 def _print_notes(result, args):
-    "The notes an evaluation carries for its reader (an ir_measures user's, say), one line each on standard error, unless --quiet."
+    "The notes an evaluation carries for its reader (an ir_measures user's, say), one line each on standard error, unless --silent."
     from ndcg_nb.analysis.comparison import RunsEvaluation
-    if args.quiet:
+    if args.silent:
         return
     several = result.evaluations if isinstance(result, RunsEvaluation) else {None: result}
     for run, evaluation in several.items():
@@ -186,7 +188,7 @@ def _eval(args) -> str:
     else:
         runs = runs_of(args, "run")
         result = evaluate(args.qrels, runs[0] if isinstance(runs, list) else runs, measures, preset=args.preset,
-                          progress=False if args.quiet else None, **overrides)
+                          progress=False if args.silent else None, **overrides)
     _print_notes(result, args)
     return _evaluation_text(result, args)
 
@@ -224,12 +226,12 @@ def eval_command(commands):
     evaluation.add_argument("-m", "--measure", action="append", help="measure to compute, in trec_eval's, "
                             "ir_measures' or ranx's names, each under its dialect's convention unless --preset is "
                             "given (repeatable; default: ndcg and ndcg_cut)")
-    evaluation.add_argument("-q", dest="per_query", action="store_true", help="print per-query values too")
+    per_query_option(evaluation)
     convention_options(evaluation)
     qrels_duplicates_option(evaluation)
-    evaluation.add_argument("--format", choices=("trec", "json", "csv"), default="trec")
-    evaluation.add_argument("--quiet", action="store_true",
-                            help="no progress bar and no notes, and with --dask no Dask log lines")
+    evaluation.add_argument("--format", choices=("trec", "json", "csv"), default="trec",
+                            help="trec_eval's three columns (default), JSON, or CSV with one row per measure (and query)")
+    silent_option(evaluation)
     _dask_options(evaluation)
     evaluation.add_argument("--bounds", action="store_true",
                             help="beside each mean (each query with -q): tie bounds, unjudged as 0 and as the top "

@@ -6,19 +6,23 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from ..errors import UsageError
 from ..convention import CONVENTION_CHOICES, FIELDS, read_field
 from .arguments import whole_number_at_least
 
 # %% auto #0
-__all__ = ['convention_options', 'convention_overrides', 'qrels_duplicates_option', 'significance_options',
-           'significance_settings']
+__all__ = ['convention_options', 'convention_overrides', 'qrels_duplicates_option', 'per_query_option', 'silent_option',
+           'significance_options', 'significance_settings']
 
 # %% ../../nbs/73_cli_options.ipynb #cf8cc33f
 _QRELS_DUPLICATES = ("error", "first", "last", "max")                    # runs.QRELS_DUPLICATES
-_TESTS = ("t", "randomization", "bootstrap", "wilcoxon", "sign")        # compare.TESTS
+_TESTS = ("t", "randomization", "bootstrap", "wilcoxon", "sign", "tukey", "randomized_tukey")   # compare.TESTS
 _DEFAULT_TESTS = _TESTS[:3]                                              # compare.DEFAULT_TESTS
+_PAIRED_TESTS = _TESTS[:5]                                               # compare.TESTS but ALL_RUNS_TESTS
+_CORRECTIONS = ("holm", "bonferroni", "bh", "by", "hommel")              # significance.CORRECTIONS
+_FAMILIES = ("measure", "test", "table")                                 # compare.FAMILIES
 _BOOTSTRAP_METHODS = ("percentile", "basic", "bca")                      # significance.BOOTSTRAP_METHODS
 _P_VALUES = ("studentized", "interval")                                  # significance.P_VALUES
 
@@ -52,9 +56,9 @@ def convention_options(parser: argparse.ArgumentParser):
     _convention_policy_options(parser)
 
 # %% ../../nbs/73_cli_options.ipynb #907bb60d
-_OTHER_OPTIONS = {"bounds": "use --bounds", "progress": "the progress bar is turned off with --quiet",
+_OTHER_OPTIONS = {"bounds": "use --bounds", "progress": "the progress bar is turned off with --silent",
                   "qrels_duplicates": "use --qrels-duplicates", "complete": "use -c", "judged_only": "use -J",
-                  "per_query": "use -q", "measure": "use -m", "measures": "use -m", "format": "use --format"}
+                  "per_query": "use -q (--per-query)", "measure": "use -m", "measures": "use -m", "format": "use --format"}
 
 def _not_a_field(key: str, value: str) -> str:
     "The message for `--set KEY=VALUE` when KEY is not a convention field (or is `preset`, which has its option)."
@@ -116,23 +120,47 @@ def qrels_duplicates_option(parser: argparse.ArgumentParser):
                         help="a document judged twice for one query: an error (default), or keep the first, the "
                              "last or the highest grade")
 
+# %% ../../nbs/73_cli_options.ipynb #h49cli02
+def per_query_option(parser: argparse.ArgumentParser, what: str = "print per-query values too"):
+    "trec_eval's `-q`, with its long form (`args.per_query`)."
+    parser.add_argument("-q", "--per-query", dest="per_query", action="store_true", help=what)
+
+class _DeprecatedSilent(argparse.Action):
+    "`--quiet`, `--silent`'s old name: sets `silent` and says so on standard error."
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog}: {option_string} is now --silent (-q is --per-query); {option_string} goes in 0.6",
+              file=sys.stderr)
+        namespace.silent = True
+
+def silent_option(parser: argparse.ArgumentParser):
+    "`--silent` (`args.silent`): nothing on standard error but errors; `--quiet` is taken with a deprecation note."
+    parser.add_argument("--silent", action="store_true",
+                        help="no progress bar and no notes on standard error, and with --dask no Dask log lines")
+    parser.add_argument("--quiet", action=_DeprecatedSilent, nargs=0, dest="silent", default=argparse.SUPPRESS,
+                        help=argparse.SUPPRESS)
+
 # %% ../../nbs/73_cli_options.ipynb #9f4d2c21
 def _bootstrap_method(args) -> str:
     "The bootstrap interval asked for; BCa by default (its p-value inverts it, as the other intervals' do)."
     return args.bootstrap_method or "bca"
 
-def significance_options(comparison: argparse.ArgumentParser):
-    "The options of the significance tests and their correction."
-    comparison.add_argument("--test", action="append", choices=_TESTS, help="test to run (repeatable; default: t, randomization and bootstrap; wilcoxon "
-                                 "and sign on request)")
+def significance_options(comparison: argparse.ArgumentParser, all_runs: bool = False):
+    "The options of the significance tests and their correction (`all_runs`: the tests of every run at once too)."
+    comparison.add_argument("--test", action="append", choices=_TESTS if all_runs else _PAIRED_TESTS,
+                            help="test to run (repeatable; default: t, randomization and bootstrap; wilcoxon, sign"
+                                 f"{', tukey and randomized_tukey' if all_runs else ''} on request)")
     comparison.add_argument("--permutations", type=whole_number_at_least(1), default=10_000,
                             help="random sign assignments of the randomization test (exact when 2^n is no more)")
     comparison.add_argument("--resamples", type=whole_number_at_least(1), default=10_000, help="bootstrap resamples")
     comparison.add_argument("--seed", type=whole_number_at_least(0), default=0, help="seed of the randomization test and the bootstrap")
-    comparison.add_argument("--correction", choices=("holm", "bonferroni", "none"), default="holm")
-    comparison.add_argument("--family", choices=("measure", "test"), default="measure",
-                            help="correct over the runs of one test and measure, or of one test over all measures")
-    comparison.add_argument("--alpha", type=float, default=0.05)
+    comparison.add_argument("--correction", choices=(*_CORRECTIONS, "none"), default="holm",
+                            help="correction for many comparisons: holm (default), bonferroni, hommel, bh or by (false "
+                                 "discovery rate), or none")
+    comparison.add_argument("--family", choices=_FAMILIES, default="measure",
+                            help="correct over the pairs of one test and measure (default), of one test over all "
+                                 "measures, or over the whole table")
+    comparison.add_argument("--alpha", type=float, default=0.05,
+                            help="significance level a corrected p-value is compared with (default: 0.05)")
     comparison.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals")
     comparison.add_argument("--bootstrap-method", choices=_BOOTSTRAP_METHODS, default=None,
                             help="the bootstrap interval (default: bca)")

@@ -67,7 +67,8 @@ def _plugins(args) -> str:
 
 def plugins_command(commands):
     plugins = commands.add_parser("plugins", help="list installed plugins and the policies they provide")
-    plugins.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    plugins.add_argument("--format", choices=("table", "csv", "json"), default="table",
+                         help="one row per plugin as a text table (default) with its errors and notes after, CSV or JSON")
     plugins.set_defaults(run_command=_plugins)
 
 # %% ../../nbs/76_cli_plugins.ipynb #c9d8e7f6

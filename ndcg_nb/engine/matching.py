@@ -21,8 +21,8 @@ from ..presets import Convention, negative_grade_refused
 from ..metrics.segments import offsets_from_lengths, sorted_desc
 
 # %% auto #0
-__all__ = ['TABLE_LINES', 'MatchedRun', 'JoinedRun', 'match_run', 'judged_grades', 'refuse_negative_judgments', 'join_run',
-           'items_at', 'match_dict_run', 'RunIds', 'HeldRunIds']
+__all__ = ['TABLE_LINES', 'MatchedRun', 'JoinedRun', 'identical_ids', 'match_run', 'judged_grades', 'refuse_negative_judgments',
+           'join_run', 'items_at', 'match_dict_run', 'RunIds', 'HeldRunIds']
 
 # %% ../../nbs/43a_matching.ipynb #e89a9b7f
 @dataclass
@@ -51,6 +51,7 @@ class JoinedRun:
     judged: np.ndarray
     in_run: np.ndarray
     doc_order: np.ndarray | None = None
+    line: np.ndarray | None = None        # each line's line of the matched run, where lines were dropped (None: the same)
 
 # %% ../../nbs/43a_matching.ipynb #35ce3517
 def _query_index(run: pd.DataFrame, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -74,13 +75,31 @@ def _qrels_line(query: np.ndarray, run_doc_names: pd.Index, run_doc: np.ndarray,
 
 # %% ../../nbs/43a_matching.ipynb #b7e1d2c4
 def _without_dropped(joined: "JoinedRun", dropped: np.ndarray | None) -> "JoinedRun":
-    "`joined` without the lines whose negative judgment takes them out of the ranking (`negative='drop'`)."
+    """`joined` without the lines `dropped` marks: a negative judgment under `negative='drop'`, a document named as its
+    query under `identical_ids='drop'`."""
     if dropped is None or not dropped.any():
         return joined
     keep = ~dropped
     doc_order = None if joined.doc_order is None else joined.doc_order[keep]
+    line = np.flatnonzero(keep) if joined.line is None else joined.line[keep]
     return JoinedRun(joined.query[keep], joined.doc[keep], joined.doc_names, joined.score[keep], joined.grade[keep],
-                     joined.judged[keep], joined.in_run, doc_order)
+                     joined.judged[keep], joined.in_run, doc_order, line)
+
+# %% ../../nbs/43a_matching.ipynb #0322b1cc
+def _without_ignored(joined: JoinedRun) -> JoinedRun:
+    "`joined` without its unjudged lines, a query left without a line being out of the run (`unjudged='ignore'`)."
+    joined = _without_dropped(joined, ~joined.judged)
+    joined.in_run = joined.in_run & (np.bincount(joined.query, minlength=len(joined.in_run)) > 0)
+    return joined
+
+# %% ../../nbs/43a_matching.ipynb #1fe5bd9d
+def identical_ids(joined: JoinedRun, queries) -> np.ndarray:
+    "Which of `joined`'s lines name their query (of `queries`, the judged queries) as document, ids compared as text."
+    names = joined.doc_names
+    names = names.to_numpy(zero_copy_only=False) if isinstance(names, pa.ChunkedArray) else names
+    docs = np.asarray(pd.Index(np.asarray(names, dtype=object)).astype(str), dtype=object)
+    query_names = np.asarray(pd.Index(np.asarray(queries, dtype=object)).astype(str), dtype=object)
+    return docs[joined.doc] == query_names[joined.query]
 
 # %% ../../nbs/43a_matching.ipynb #mr0a0001
 def _distinct_ids(column: pd.Series) -> np.ndarray:
@@ -156,7 +175,10 @@ def join_run(run, judgments: Judgments, convention: Convention) -> JoinedRun:
             score = score.astype(np.float32).astype(float)
     joined = JoinedRun(matched.query, matched.doc, matched.doc_names, score, grade, judged, matched.in_run,
                        matched.doc_order)
-    return _without_dropped(joined, dropped) if convention.negative == "drop" else joined
+    joined = _without_dropped(joined, dropped) if convention.negative == "drop" else joined
+    if convention.identical_ids == "drop":
+        joined = _without_dropped(joined, identical_ids(joined, judgments.queries))
+    return _without_ignored(joined) if convention.unjudged == "ignore" else joined
 
 # %% ../../nbs/43a_matching.ipynb #md0a0002
 _NOTHING_JUDGED = {}

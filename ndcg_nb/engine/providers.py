@@ -45,6 +45,7 @@ def _check_convention(name: str, convention) -> None:
     "An error for the first field of `convention` that measure `name`, computed by pytrec_eval, cannot follow."
     refused = [(f, getattr(convention, f)) for f, v in _REFUSED.items() if getattr(convention, f) != v]
     refused += [("negative", "drop")] if convention.negative == "drop" else []
+    refused += [("unjudged", "ignore")] if convention.unjudged == "ignore" else []
     refused += [] if convention.ties in _ORDERS else [("ties", convention.ties)]
     grade = convention.min_grade
     refused += [] if grade is None or float(grade).is_integer() else [("min_grade", grade)]

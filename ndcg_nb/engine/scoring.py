@@ -297,7 +297,8 @@ class _Rankings:
         key = (ranking_key(conv), conv.missing_queries)
         if key not in self.levels_made:
             joined, batch, _, rows = self(conv)
-            ranked = Batch.from_lengths(line_levels(self.run, self.judgments)[rows], batch.lengths)
+            lines = rows if joined.line is None else joined.line[rows]     # lines of the matched run
+            ranked = Batch.from_lengths(line_levels(self.run, self.judgments)[lines], batch.lengths)
             self.levels_made[key] = with_placeholders(ranked, joined.in_run, conv, self.judgments)
         return self.levels_made[key]
 
@@ -355,7 +356,7 @@ def with_placeholders(ranked: Batch, in_run: np.ndarray, conv: Convention, judgm
     if conv.missing_queries != "zero" or not missing.any():
         return ranked
     level = _placeholder_levels(judgments)
-    added = missing & ((level >= 0) | (conv.unjudged != "drop"))      # -J drops it, unless the qrels judge it
+    added = missing & ((level >= 0) | (conv.unjudged == "zero"))      # -J drops it, unless the qrels judge it
     lengths = ranked.lengths + added
     offsets = offsets_from_lengths(lengths)
     levels = np.empty(int(lengths.sum()), dtype=np.int64)
@@ -398,7 +399,7 @@ def ranking_depths(plan: Plan) -> dict:
 def lines_read(plan: Plan) -> int | None:
     "How deep, by score in its query, any measure of `plan` reads a run's lines (`ranking_depths`); None: every line."
     depths = list(_depths_of(plan).values())
-    moved = any(c.negative == "drop" or c.unjudged == "drop" or c.ties == "numpy_argsort"
+    moved = any(c.negative == "drop" or c.unjudged != "zero" or c.identical_ids == "drop" or c.ties == "numpy_argsort"
                 for c in (m.convention.convention for m in plan.measures))
     return None if moved or not depths or None in depths else max(depths)
 

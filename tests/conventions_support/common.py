@@ -3,17 +3,19 @@ import json, math
 from pathlib import Path
 
 CASES_PATH = Path(__file__).resolve().parent.parent / "data" / "conventions" / "cases.json"
+MORE_CASES_PATH = CASES_PATH.parent / "cases_more.json"   # the cases of rules the census does not reach
 
 
-def save(tool, meta, results, derived=False):
-    "Write one tool's census results beside the cases (what `python -m tests.conventions_support.run_<tool>` does)."
-    path = CASES_PATH.parent / f"results_{tool}{'_derived' if derived else ''}.json"
+def save(tool, meta, results, derived=False, more=False):
+    """Write one tool's census results beside the cases (what `python -m tests.conventions_support.run_<tool>` does);
+    `more`: its results on cases_more.json, in results_<tool>[_derived]_more.json."""
+    path = CASES_PATH.parent / f"results_{tool}{'_derived' if derived else ''}{'_more' if more else ''}.json"
     path.write_text(json.dumps({"tool": tool, "derived": derived, **meta, "cases": results}, indent=1, ensure_ascii=False))
     print("wrote", path)
 
 
-def load_cases():
-    with open(CASES_PATH) as f:
+def load_cases(more=False):
+    with open(MORE_CASES_PATH if more else CASES_PATH) as f:
         return json.load(f)
 
 

@@ -51,14 +51,21 @@ def scala_graded_ndcg(row, k):
     return jvm.org.apache.spark.mllib.evaluation.RankingMetrics.of(sc._jsc.parallelize(rows)).ndcgAt(k)
 
 
-def make(kind):
+ROWS = {"all": lambda run, qrels: [*run, *qrels], "run": lambda run, qrels: list(run),
+        "qrels": lambda run, qrels: list(qrels), "both": lambda run, qrels: [q for q in run if q in qrels]}
+
+
+def make(kind, rows="all", relevant_from=None):
+    """`rows`: which queries are rows of Spark's input (an outer join, the run's, the qrels', an inner join);
+    `relevant_from`: pairs whose labels are the documents graded at least that (None: above 0)."""
     def fn(case):
         k = case["k"] or FULL_DEPTH
         pq = {}
-        for q in dict.fromkeys([*case["run"], *case["qrels"]]):
+        for q in dict.fromkeys(ROWS[rows](case["run"], case["qrels"])):
             prediction, judged = order(case["run"].get(q, {})), case["qrels"].get(q, {})
             if kind == "pairs_relevant":
-                pq[q] = python_ndcg((prediction, [d for d, g in judged.items() if g > 0]), k)
+                relevant = (lambda g: g > 0) if relevant_from is None else (lambda g: g >= relevant_from)
+                pq[q] = python_ndcg((prediction, [d for d, g in judged.items() if relevant(g)]), k)
             else:
                 row = (prediction, list(judged), [float(g) for g in judged.values()])
                 pq[q] = python_ndcg(row, k) if kind == "triples" else scala_graded_ndcg(row, k)
@@ -68,10 +75,16 @@ def make(kind):
 
 variants = {"RankingMetrics_triples": make("triples"), "RankingMetrics_pairs_relevant": make("pairs_relevant"),
             "of_graded": make("graded")}
-if __name__ == "__main__":   # the census run; tests import `variants` only
+more_variants = {**variants, "RankingMetrics_pairs_grade_at_least_1": make("pairs_relevant", relevant_from=1),
+                 **{f"RankingMetrics_triples_rows_{rows}": make("triples", rows) for rows in ("run", "qrels", "both")},
+                 "of_graded_rows_run": make("graded", "run")}
+if __name__ == "__main__":   # the census run (--more: the run on cases_more.json); tests import the variants only
+    import sys
     import pyspark
-    results = {c["name"]: {v: run_variant(f, c) for v, f in variants.items()} for c in load_cases()}
+    more = "--more" in sys.argv
+    chosen = more_variants if more else variants
+    results = {c["name"]: {v: run_variant(f, c) for v, f in chosen.items()} for c in load_cases(more)}
     save("pyspark", {"version": pyspark.__version__, "java": session().sparkContext._jvm.System.getProperty("java.version"),
                      "notes": "local mode; labels in qrels order; queries only in the run or only in the qrels scored "
-                              "with a probe row (see run_pyspark.py)"}, results)
+                              "with a probe row (see run_pyspark.py)"}, results, more=more)
     session().stop()

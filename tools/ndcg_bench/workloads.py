@@ -11,7 +11,7 @@ and a warm one (the best call). `startup` and `trec` are in processes.py (whole 
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from . import distributed, processes
+from . import comparisons, distributed, metric_objects, processes, sparse_matrices
 from .checks import FLOAT32_TOLERANCE, compare_numbers, compare_queries, compare_with_peer
 from .data import array_files, arrays_spec, trec_files, trec_spec
 from .machine import package_version
@@ -593,5 +593,8 @@ REGISTRY = [
              held_targets),
     Workload("distributed", {"only-check": (300, 30), "quick": (20_000, 100), "full": (100_000, 100)},
              distributed.data, distributed.run, default=False),
+    Workload("comparisons", *comparisons.PARTS),
+    Workload("metric_objects", *metric_objects.PARTS),
+    Workload("sparse_matrices", *sparse_matrices.PARTS),
 ]
 BY_NAME = {w.name: w for w in REGISTRY}
