@@ -46,6 +46,14 @@ Workloads:
   training one call of an NDCG@10 eval metric per boosting round, 10,000 groups of 50 documents:
            ndcg_nb.integrations.training.lightgbm_ndcg(10) (as LightGBM's feval calls it) vs LightGBM's own ndcg@10
            (Booster.eval_train on the same scores); "first" includes preparing the groups once.
+  metric_objects  NDCG@10 accumulated over a validation loop: 1,000,000 documents in 50,000 queries fed in 200
+           batches (queries split across batches), update + compute, ndcg_nb's NdcgTorchMetric and NdcgAccumulator
+           under the `torchmetrics` preset vs torchmetrics' RetrievalNormalizedDCG(top_k=10); values to 1e-6.
+  sparse_matrices  NDCG@10 of 100,000 users x 50,000 items (0.1% density) with the training items masked:
+           ndcg_nb.evaluate_matrices(preset="recpack") vs RecPack's NDCGK, RecPack in the interpreter
+           NDCG_BENCH_RECPACK_PYTHON names (it pins NumPy 1); per-user values to 1e-12.
+  comparisons  twelve runs of 250 queries compared pair by pair (t, randomization, Tukey HSD, randomised Tukey
+           HSD with 10,000 shuffles) in a fresh process; target under 10 s.
   distributed  (not in the default set; ask for it) in-memory evaluate vs ndcg_nb.integrations.distributed.evaluate on a Dask
            LocalCluster of 2 worker processes, on a 10M-line run: time, peak RSS per worker, values compared.
            Then bounded memory: the run and qrels copied 6 times (other query ids; 60M run lines, 3.3 GB of
