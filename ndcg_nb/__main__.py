@@ -53,8 +53,8 @@ def _print_output(text: str) -> int:
 
 # %% ../nbs/71_cli.ipynb #9dd0841d
 def _show_warning(message, category, filename, lineno, file=None, line=None):
-    "`warnings.showwarning` for the command line: an `NdcgWarning` as `ndcg-nb: warning: MESSAGE`."
-    text = (f"ndcg-nb: warning: {message}\n" if issubclass(category, NdcgWarning)
+    "`warnings.showwarning` for the command line: an `NdcgWarning` as `ndcg-nb: warning: MESSAGE [ITS CLASS]`."
+    text = (f"ndcg-nb: warning: {message} [{category.__name__}]\n" if issubclass(category, NdcgWarning)
             else warnings.formatwarning(message, category, filename, lineno, line))
     (file or sys.stderr).write(text)
 

@@ -45,7 +45,7 @@ def test_readme_names_what_the_plain_install_brings():
 
 def test_readme_main_job_runs():
     main_job = re.findall(r"```sh\n(.*?)\n```", (ROOT / "README.md").read_text(), flags=re.S)[0]
-    command = main_job.split("&&", 1)[1].strip().split()
+    command = main_job.replace("\\\n", " ").split("&&", 1)[1].strip().split()   # a continued line, as a shell joins it
     assert command[0] == "ndcg-nb"
     done = subprocess.run([sys.executable, "-m", "ndcg_nb", *command[1:]], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stderr

@@ -213,11 +213,35 @@ def _prefer_top_level_names() -> None:
     syms.update(preferred_targets(syms, top_level))
 
 
-def _run_tasks(func, tasks, jobs: int) -> list[str | None]:
-    "`func` of each task, in task order, each in a fresh spawned interpreter."
+def _send_result(func, task, connection) -> None:
+    connection.send(func(task))
+    connection.close()
+
+
+def _in_fresh_process(func, task) -> str | None:
+    """`func(task)` in a fresh spawned interpreter, an ordinary (not daemonic) process, so that a notebook may start
+    processes of its own (a data loader's workers, a local Dask cluster); a process that dies without an answer
+    gives an error naming its task."""
     ctx = multiprocessing.get_context("spawn")
-    with ctx.Pool(jobs, maxtasksperchild=1) as pool:
-        return pool.map(func, tasks, chunksize=1)
+    receive, send = ctx.Pipe(duplex=False)
+    process = ctx.Process(target=_send_result, args=(func, task, send))
+    process.start()
+    send.close()
+    try:
+        result = receive.recv()
+    except EOFError:
+        result = None
+    process.join()
+    if result is None and process.exitcode != 0:
+        return f"{task[0]}: the process running it stopped with exit code {process.exitcode}"
+    return result
+
+
+def _run_tasks(func, tasks, jobs: int) -> list[str | None]:
+    "`func` of each task, in task order, each in a fresh spawned interpreter, `jobs` at a time."
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(jobs) as pool:
+        return list(pool.map(lambda task: _in_fresh_process(func, task), tasks))
 
 
 # -- step 3: from nbdev's Quarto flavour to MyST-NB ------------------------------------------
@@ -290,6 +314,17 @@ def _front_matter(cell) -> dict:
     return yaml.safe_load(text.strip("-").strip()) or {}
 
 
+_TABLE_CELL = re.compile(r"(<t[hd]\b[^>]*>)([^<]*[_.][^<]*)(</t[hd]>)")
+_NAME_JOINT = re.compile(r"(_|\.(?=[A-Za-z]))")   # `discounted_gain`, `ndcg_nb.evaluate`; not `0.25`
+
+
+def header_breaks(html: str) -> str:
+    """The cells of a table (pandas' `<th>` and `<td>`) may break after each `_` of a name, and after a `.` followed by a
+    letter (`discounted_<wbr>gain`, `ndcg_nb.<wbr>evaluate`), never inside a number, so a table of long names fits the
+    text column instead of scrolling sideways; what a cell reads is unchanged."""
+    return _TABLE_CELL.sub(lambda m: m.group(1) + _NAME_JOINT.sub(r"\1<wbr>", m.group(2)) + m.group(3), html)
+
+
 def to_myst(nb: dict, page: Page, site_url: str, nbs: Path) -> dict:
     "nbdev-processed notebook -> notebook for MyST-NB."
     prefix = _relative_prefix(page.docname)
@@ -334,6 +369,9 @@ def to_myst(nb: dict, page: Page, site_url: str, nbs: Path) -> dict:
             continue
         for o in outputs:
             data = o.get("data", {})
+            if "text/html" in data:
+                html = data["text/html"]
+                data["text/html"] = header_breaks(html if isinstance(html, str) else "".join(html))
             if "text/markdown" in data:
                 md = data["text/markdown"]
                 data["text/markdown"] = _fix_links(md if isinstance(md, str) else "".join(md), prefix, site_url)

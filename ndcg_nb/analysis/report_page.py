@@ -15,6 +15,7 @@ import json
 import math
 import re
 import string
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -27,7 +28,9 @@ from ..errors import InputError, UsageError
 from ..files import write_whole
 from .comparison import RunsEvaluation, TestPlan, evaluate_runs
 from .explanation import explain
+from .pairs_table import significance_letters
 from .reports import significance_marks, summary_table
+from .significance import SmallSampleWarning
 from .value_bounds import BOUND_COLUMNS, bounds
 from ..engine.evaluator import Evaluator
 from ..engine.judgments import join_run, pool_order, ranked_batch
@@ -439,9 +442,20 @@ def _notes_fields(evaluated: RunsEvaluation, left_out: list[str]) -> dict:
     return {"notes": "".join(f"<li>{n}</li>" for n in notes)}
 
 # %% ../../nbs/57_report_page.ipynb #0adb4ccf
-def _pairs_fields(comparison: pd.DataFrame) -> dict:
-    "The section of a table of every pair of runs: empty, since `comparison` tests each run against one baseline."
-    return {"pairs_section": ""}
+def _pairs_fields(evaluated: RunsEvaluation, comparison: pd.DataFrame) -> dict:
+    "With more than two runs, the section of every pair under the t test: each run's letter, means and runs it beats."
+    if len(evaluated.runs) <= 2:
+        return {"pairs_section": ""}
+    a = comparison.attrs
+    correction = None if a.get("correction") in (None, "none") else a["correction"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SmallSampleWarning)   # the tests above carry their notes already
+        every = evaluated.compare(tests=("t",), correction=correction, alpha=a.get("alpha", 0.05))
+    letters = significance_letters(every).reset_index()
+    note = html.escape(f"Letters: the runs each run beats under the t test, every pair compared ({a.get('correction')} "
+                       f"correction, p corrected < {a.get('alpha', 0.05)}).")
+    return {"pairs_section": f'<section id="pairs"><h2>Every pair</h2>{html_table(letters, reflow=True)}'
+                             f'<p class="note">{note}</p></section>'}
 
 # %% ../../nbs/57_report_page.ipynb #2605a6f5
 class PageAssets(NamedTuple):
@@ -490,7 +504,7 @@ def render_page(inputs: ReportInputs, comparison: pd.DataFrame, page: PageOption
                      *_listed(evaluated.measures), ", baseline ", evaluated.runs[data["baseline"]],
                      f"; made by ndcg_nb {__version__}")
     sections = {**_means_fields(evaluated, comparison), **_convention_fields(evaluated), **_tests_fields(comparison),
-                **_pairs_fields(comparison), **_notes_fields(evaluated, data["left_out"])}
+                **_pairs_fields(evaluated, comparison), **_notes_fields(evaluated, data["left_out"])}
     assets = page_assets()
     return assets.template.substitute(policy=content_policy(assets.script, assets.style), title=html.escape(title),
                                       heading=heading, style=assets.style, meta=meta, data=script_json(data),
