@@ -12,7 +12,7 @@ import numpy as np
 from ..engine.deferred_imports import pandas as pd   # imported when first used
 
 from ..errors import UsageError
-from .significance import statsmodels_module
+from ..engine.deferred_imports import import_extra
 
 # %% auto #0
 __all__ = ['simulated_runs', 'PairwiseTest', 'tukey_hsd', 'randomized_tukey_hsd', 'two_way_anova']
@@ -125,8 +125,8 @@ def two_way_anova(scores: pd.DataFrame) -> pd.DataFrame:
     """Two-way ANOVA (systems x topics, no interaction) of a query x run table, by statsmodels, with partial eta
     squared and partial omega squared of each effect."""
     values = _score_matrix(scores)
-    ols = statsmodels_module("statsmodels.formula.api").ols
-    anova_lm = statsmodels_module("statsmodels.stats.anova").anova_lm
+    ols = import_extra("statsmodels.formula.api", "stats").ols
+    anova_lm = import_extra("statsmodels.stats.anova", "stats").anova_lm
     long = pd.DataFrame({"value": values.ravel(), "topic": np.repeat(np.arange(values.shape[0]), values.shape[1]),
                          "system": np.tile(np.arange(values.shape[1]), values.shape[0])})
     table = anova_lm(ols("value ~ C(system) + C(topic)", long).fit())

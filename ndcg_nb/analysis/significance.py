@@ -5,17 +5,17 @@
 # %% ../../nbs/52_significance.ipynb #c5ca439b
 from __future__ import annotations
 
-import importlib
 import math
 
 import numpy as np
 
-from ..errors import MissingExtraError, NdcgWarning, UsageError
+from ..engine.deferred_imports import import_extra
+from ..errors import NdcgWarning, UsageError
 
 # %% auto #0
 __all__ = ['BOOTSTRAP_METHODS', 'P_VALUES', 'CORRECTIONS', 'paired_t_test', 'effect_size', 'randomization_test', 'wilcoxon_test',
-           'sign_test', 'bootstrap_test', 'statsmodels_module', 'correct', 'holm', 'bonferroni', 'smallest_sign_flip_p',
-           'bootstrap_coverage', 'SmallSampleWarning', 'small_sample_note']
+           'sign_test', 'bootstrap_test', 'correct', 'holm', 'bonferroni', 'smallest_sign_flip_p', 'bootstrap_coverage',
+           'SmallSampleWarning', 'small_sample_note']
 
 # %% ../../nbs/52_significance.ipynb #a935c543
 def _check_confidence(confidence: float):
@@ -242,14 +242,6 @@ def bootstrap_test(differences, resamples: int = 10_000, seed: int | None = 0, c
 # %% ../../nbs/52_significance.ipynb #a1b0615c
 CORRECTIONS = ("holm", "bonferroni", "bh", "by", "hommel")
 
-def statsmodels_module(name: str):
-    "Import the statsmodels module `name`, or say which ndcg_nb extra brings statsmodels."
-    try:
-        return importlib.import_module(name)
-    except ImportError as exc:
-        raise MissingExtraError(f"{name} is not installed, and ndcg_nb needs statsmodels for this: "
-                                f'pip install "ndcg_nb[stats]" ({exc})') from None
-
 # %% ../../nbs/52_significance.ipynb #6f11ffd6
 def correct(p_values, method: str | None = "holm") -> np.ndarray:
     """`p_values` adjusted for multiple comparisons by `method` (one of `CORRECTIONS`, or None: unadjusted). NaN
@@ -264,7 +256,7 @@ def correct(p_values, method: str | None = "holm") -> np.ndarray:
         from scipy import stats
         p[known] = stats.false_discovery_control(p[known], method=method)
     else:
-        p[known] = statsmodels_module("statsmodels.stats.multitest").multipletests(p[known], method=method)[1]
+        p[known] = import_extra("statsmodels.stats.multitest", "stats").multipletests(p[known], method=method)[1]
     return p
 
 def holm(p_values) -> np.ndarray:

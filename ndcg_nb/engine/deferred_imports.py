@@ -8,8 +8,11 @@ from __future__ import annotations
 import importlib
 import sys
 
+from ..errors import MissingExtraError
+
 # %% auto #0
-__all__ = ['pandas', 'pyarrow', 'pyarrow_compute', 'pyarrow_csv', 'pyarrow_parquet', 'DeferredModule', 'is_frame', 'is_arrow']
+__all__ = ['pandas', 'pyarrow', 'pyarrow_compute', 'pyarrow_csv', 'pyarrow_parquet', 'EXTRA_PURPOSES', 'DeferredModule',
+           'is_frame', 'is_arrow', 'import_extra']
 
 # %% ../../nbs/48_deferred_imports.ipynb #83176eb9
 class DeferredModule:
@@ -46,3 +49,15 @@ pyarrow_parquet = DeferredModule("pyarrow.parquet")
 def is_arrow(value) -> bool:
     "Whether `value` is a pyarrow Array or ChunkedArray, without importing pyarrow."
     return "pyarrow" in sys.modules and isinstance(value, (pyarrow.Array, pyarrow.ChunkedArray))
+
+# %% ../../nbs/48_deferred_imports.ipynb #91c86bce
+EXTRA_PURPOSES = {"dask": "to run on Dask", "spark": "to run on Spark",
+                  "stats": "for its multiple-comparison corrections and the ANOVA (statsmodels)"}
+
+def import_extra(module: str, extra: str):
+    "Import `module`, or raise `MissingExtraError` naming the ndcg_nb extra that brings it and what it is needed for."
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise MissingExtraError(f"{module} is not installed, and ndcg_nb needs it {EXTRA_PURPOSES[extra]}: "
+                                f'pip install "ndcg_nb[{extra}]" ({exc})') from None

@@ -10,7 +10,8 @@ from ..engine.deferred_imports import pandas as pd   # imported when first used
 from ..errors import InputError, MissingExtraError, UsageError   # MissingExtraError: also importable from here
 from ..engine.plan import Plan
 from ..engine.scoring import Evaluation
-from .shuffled_table import VALUE_COLUMN, dask_rows, import_extra, run_tag_of
+from ..engine.deferred_imports import import_extra
+from .shuffled_table import VALUE_COLUMN, dask_rows, run_tag_of
 from .partition_scoring import (PER_QUERY_COLUMNS, SUMMARY_COUNTS, PartitionJob, check_plan,
                                                     combine_partitions, one_table, score_part)
 from .per_query_files import (SUCCESS_MARKER, PerQueryWriteError, mark_complete, new_directory,

@@ -5,29 +5,17 @@
 # %% ../../nbs/61_shuffled_table.ipynb #st000003
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 
 import numpy as np
-from ..engine.deferred_imports import pandas as pd   # imported when first used
+from ..engine.deferred_imports import import_extra, pandas as pd   # pandas imported when first used
 
-from ..errors import InputError, MissingExtraError
+from ..errors import InputError
 from ..engine.runs import TrecFormatError, checked_text, id_categories, numeric_column, split_lines
 from ..engine.read_parquet import is_parquet_path
 
 # %% auto #0
-__all__ = ['VALUE_COLUMN', 'ROWS_PER_PARTITION', 'import_extra', 'union_rows', 'dask_rows', 'run_tag_of']
-
-# %% ../../nbs/61_shuffled_table.ipynb #c041d09a
-_ENGINES = {"dask": "Dask", "spark": "Spark"}
-
-def import_extra(module: str, extra: str):
-    "Import `module`, or say which ndcg_nb extra brings it."
-    try:
-        return importlib.import_module(module)
-    except ImportError as exc:
-        raise MissingExtraError(f"{module} is not installed, and ndcg_nb needs it to run on {_ENGINES[extra]}: "
-                                f'pip install "ndcg_nb[{extra}]" ({exc})') from None
+__all__ = ['VALUE_COLUMN', 'ROWS_PER_PARTITION', 'union_rows', 'dask_rows', 'run_tag_of']
 
 # %% ../../nbs/61_shuffled_table.ipynb #48df121e
 VALUE_COLUMN = {"run": "score", "qrels": "relevance"}
