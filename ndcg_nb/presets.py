@@ -422,14 +422,14 @@ PRESET_NOTES["ignite"] = ("Ignite's discounts and its running sum are float32 (a
 # %% ../nbs/23_presets.ipynb #19f04db9
 def torchrec_preset(exponential_gain: bool = False) -> Convention:
     """TorchRec `NDCGMetric(report_ndcg_as_decreasing_curve=False)` (`torchrec/metrics/ndcg.py`): the label (2^g - 1
-    with `exponential_gain`), log2, ideal from the session's labels with negatives kept, an IDCG of 0 replaced by
+    with `exponential_gain`), log2, ideal from each session's labels with negatives kept, an IDCG of 0 replaced by
     1e-6 (a session of 0 labels scores 0) and a negative one divides; every session counts."""
     return Convention(gain="exponential" if parse_flag(exponential_gain, "exponential_gain") else "linear", ties="input",
                       normalization="retrieved", negative="keep", ideal_negatives="keep", unjudged_queries="zero",
                       zero_idcg="signed", preset="torchrec")
 
 PRESET_NOTES["torchrec"] = ("TorchRec reports 1 - NDCG unless report_ndcg_as_decreasing_curve=False; it multiplies a session's "
-                            "value by the session's largest weight and divides the sum by the number of sessions (not by "
+                            "value by its largest weight and divides the sum by the number of sessions (not by "
                             "the weights: evaluate(query_weights=...) times the mean weight); remove_single_length_sessions "
                             "(one-document sessions left out), scale_by_weights_tensor (labels and scores times the weights) "
                             "and negative tasks (1 - label, 1 - score) have no convention field. An IDCG of exactly 0 with "
